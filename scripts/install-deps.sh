@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that dtrain's build, tests and examples need.
+# Idempotent: packages already present are skipped by apt; safe to re-run.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ninja-build
+  libprotobuf-dev protobuf-compiler
+  liblmdb-dev lmdb-utils
+  libopenblas-dev
+  zlib1g-dev nlohmann-json3-dev
+  libgtest-dev
+  dataset-fashion-mnist
+  python3 python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

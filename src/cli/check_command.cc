@@ -1,0 +1,147 @@
+// dtrain check: parse and validate a net or solver without training. Prints, per phase, a table
+// of layers with top shapes, parameter counts and forward FLOPs where the shapes can be known
+// (a missing data source leaves them unknown rather than failing the check).
+#include <cstdio>
+#include <set>
+
+#include "cli/command.h"
+#include "core/logging.h"
+#include "core/proto_io.h"
+#include "layers/registry.h"
+#include "net/net.h"
+#include "net/net_filter.h"
+#include "solver/lr_policy.h"
+
+namespace dtrain {
+namespace {
+
+// Every layer type known and every bottom produced by an earlier layer.
+Status CheckStructure(const NetParameter& param, const std::string& source) {
+  std::set<std::string> produced;
+  for (const LayerParameter& lp : param.layer()) {
+    if (!IsSupportedLayerType(lp.type())) {
+      std::string list;
+      for (const std::string& t : SupportedLayerTypes()) list += (list.empty() ? "" : ", ") + t;
+      return Unsupported(source + ": layer '" + lp.name() + "': unknown layer type \"" +
+                         lp.type() + "\"; supported types: " + list);
+    }
+    for (const std::string& b : lp.bottom()) {
+      if (!produced.count(b)) {
+        return InvalidArgument(source + ": layer '" + lp.name() + "' (" + lp.type() +
+                               "): bottom '" + b + "' is not produced by any earlier layer");
+      }
+    }
+    for (const std::string& t : lp.top()) produced.insert(t);
+  }
+  return Status::Ok();
+}
+
+// Multiply-adds count twice; element-wise layers count one operation per output value.
+double ForwardFlops(const Net& net, int i) {
+  const Layer& layer = *net.layers()[i];
+  const std::string type = layer.type();
+  const Tensor* top = net.top_vecs()[i].empty() ? nullptr : net.top_vecs()[i][0];
+  if (!top) return 0;
+  if ((type == "Convolution" || type == "InnerProduct") && !layer.blobs().empty()) {
+    const Tensor& w = *layer.blobs()[0];
+    return 2.0 * static_cast<double>(w.count() / w.shape(0)) * static_cast<double>(top->count());
+  }
+  if (type == "Deconvolution" && !layer.blobs().empty()) {
+    const Tensor& w = *layer.blobs()[0];
+    const Tensor* bottom = net.bottom_vecs()[i][0];
+    return 2.0 * static_cast<double>(w.count() / w.shape(0)) * static_cast<double>(bottom->count());
+  }
+  return static_cast<double>(top->count());
+}
+
+void PrintTable(const Net& net) {
+  std::printf("%-28s %-16s %-26s %12s %12s\n", "layer", "type", "top shape", "params", "MFLOP");
+  double total_flops = 0;
+  int64_t total_params = 0;
+  for (size_t i = 0; i < net.layers().size(); ++i) {
+    Layer& layer = *net.layers()[i];
+    int64_t params = 0;
+    for (const auto& b : layer.blobs()) params += b->count();
+    const double flops = ForwardFlops(net, static_cast<int>(i));
+    total_flops += flops;
+    total_params += params;
+    std::string shape = net.top_vecs()[i].empty() ? "-" : net.top_vecs()[i][0]->ShapeString();
+    std::printf("%-28s %-16s %-26s %12lld %12.2f\n", net.layer_names()[i].c_str(), layer.type(),
+                shape.c_str(), static_cast<long long>(params), flops / 1e6);
+  }
+  std::printf("%-28s %-16s %-26s %12lld %12.2f\n", "total", "", "",
+              static_cast<long long>(total_params), total_flops / 1e6);
+}
+
+Status CheckNet(const NetParameter& param, Phase phase, const std::string& source) {
+  NetState state;
+  state.set_phase(phase);
+  DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(param));
+  DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
+  DT_RETURN_IF_ERROR(CheckStructure(filtered, source));
+  std::printf("\n%s, phase %s: %d layers\n", source.c_str(), phase == TRAIN ? "TRAIN" : "TEST",
+              filtered.layer_size());
+  SetLogToStderr(false);  // the table, not the build log, is the output
+  auto net = Net::Create(param, state, 1701);
+  SetLogToStderr(true);
+  if (!net.ok()) {
+    if (net.status().code() != StatusCode::kNotFound) return net.status().WithContext(source);
+    std::printf("  shapes unknown (%s)\n", net.status().message().c_str());
+    for (const LayerParameter& lp : filtered.layer()) {
+      std::printf("  %-28s %-16s\n", lp.name().c_str(), lp.type().c_str());
+    }
+    return Status::Ok();
+  }
+  PrintTable(**net);
+  return Status::Ok();
+}
+
+Status RunCheck(const Flags& flags) {
+  const bool has_model = flags.Has("model"), has_solver = flags.Has("solver");
+  if (has_model == has_solver) return InvalidArgument("give exactly one of --model and --solver");
+  if (has_model) {
+    NetParameter param;
+    DT_RETURN_IF_ERROR(ReadTextProto(flags.Get("model"), &param));
+    DT_RETURN_IF_ERROR(CheckNet(param, TRAIN, flags.Get("model")));
+    DT_RETURN_IF_ERROR(CheckNet(param, TEST, flags.Get("model")));
+  } else {
+    const std::string path = flags.Get("solver");
+    SolverParameter solver;
+    DT_RETURN_IF_ERROR(ReadTextProto(path, &solver));
+    DT_RETURN_IF_ERROR(ValidateLrPolicy(solver).WithContext(path));
+    std::vector<std::pair<NetParameter, std::string>> nets;
+    auto load = [&](const std::string& net_path) -> Status {
+      NetParameter p;
+      DT_RETURN_IF_ERROR(ReadTextProto(net_path, &p));
+      nets.emplace_back(p, net_path);
+      return Status::Ok();
+    };
+    if (solver.has_net()) DT_RETURN_IF_ERROR(load(solver.net()));
+    if (solver.has_train_net()) DT_RETURN_IF_ERROR(load(solver.train_net()));
+    if (solver.has_net_param()) nets.emplace_back(solver.net_param(), path + " (net_param)");
+    if (solver.has_train_net_param()) nets.emplace_back(solver.train_net_param(), path);
+    if (nets.empty()) return InvalidArgument(path + ": the solver names no train net");
+    DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TRAIN, nets[0].second));
+    if (solver.test_iter_size() > 0 && (solver.has_net() || solver.has_net_param())) {
+      DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TEST, nets[0].second));
+    }
+    for (const std::string& t : solver.test_net()) {
+      DT_RETURN_IF_ERROR(load(t));
+      DT_RETURN_IF_ERROR(CheckNet(nets.back().first, TEST, t));
+    }
+  }
+  std::printf("\nOK\n");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Command CheckCommand() {
+  return {"check",
+          "parse and validate a net or solver; print layers, shapes, parameters and FLOPs",
+          "",
+          {{"model", "net prototxt"}, {"solver", "solver prototxt"}},
+          RunCheck};
+}
+
+}  // namespace dtrain

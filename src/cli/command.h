@@ -1,0 +1,32 @@
+// A dtrain subcommand: its name, one-line summary, the flags it takes and what it runs.
+// Commands are thin: they parse flags, call the library and turn a Status into an exit code.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/flags.h"
+#include "core/status.h"
+
+namespace dtrain {
+
+struct Command {
+  std::string name;
+  std::string summary;
+  std::string usage;  // positional arguments, e.g. "IMAGES LABELS OUT_LMDB"
+  std::vector<FlagSpec> flags;
+  std::function<Status(const Flags&)> run;
+};
+
+Command TrainCommand();
+Command TestCommand();
+Command TimeCommand();
+Command ConvertCommand();
+Command ComputeMeanCommand();
+Command CheckCommand();
+
+// Applies --threads (0 or absent: all cores) to the BLAS and any kernel thread pools.
+Status ApplyThreadsFlag(const Flags& flags);
+
+}  // namespace dtrain

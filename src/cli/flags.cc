@@ -1,0 +1,86 @@
+#include "cli/flags.h"
+
+#include <stdexcept>
+
+namespace dtrain {
+
+StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args,
+                             const std::vector<FlagSpec>& known) {
+  Flags flags;
+  auto find = [&](const std::string& name) -> const FlagSpec* {
+    for (const FlagSpec& f : known) {
+      if (f.name == name) return &f;
+    }
+    return nullptr;
+  };
+  for (const FlagSpec& f : known) flags.defaults_[f.name] = f.default_value;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-' || arg == "--") {
+      flags.positional_.push_back(arg);
+      continue;
+    }
+    std::string body = arg.substr(arg[1] == '-' ? 2 : 1);
+    std::string name = body, value;
+    const size_t eq = body.find('=');
+    const bool has_value = eq != std::string::npos;
+    if (has_value) {
+      name = body.substr(0, eq);
+      value = body.substr(eq + 1);
+    }
+    const FlagSpec* spec = find(name);
+    if (!spec) {
+      std::string list;
+      for (const FlagSpec& f : known) list += (list.empty() ? "--" : ", --") + f.name;
+      return InvalidArgument("unknown flag '" + arg + "'; this command takes: " +
+                             (list.empty() ? "no flags" : list));
+    }
+    if (!has_value) {
+      if (spec->is_bool) {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return InvalidArgument("flag --" + name + " needs a value");
+      }
+    }
+    flags.values_[name] = value;
+  }
+  return flags;
+}
+
+std::string Flags::Get(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it != values_.end()) return it->second;
+  auto d = defaults_.find(name);
+  return d != defaults_.end() ? d->second : "";
+}
+
+StatusOr<int> Flags::GetInt(const std::string& name) const {
+  const std::string v = Get(name);
+  try {
+    size_t used = 0;
+    const int n = std::stoi(v, &used);
+    if (used != v.size()) throw std::invalid_argument(v);
+    return n;
+  } catch (const std::exception&) {
+    return InvalidArgument("flag --" + name + " needs an integer, got '" + v + "'");
+  }
+}
+
+bool Flags::GetBool(const std::string& name) const {
+  const std::string v = Get(name);
+  return v == "true" || v == "1" || v == "yes";
+}
+
+std::string FlagsHelp(const std::vector<FlagSpec>& known) {
+  std::string out;
+  for (const FlagSpec& f : known) {
+    out += "  --" + f.name + (f.is_bool ? "" : "=VALUE") + "\n      " + f.help;
+    if (!f.default_value.empty()) out += " (default: " + f.default_value + ")";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace dtrain

@@ -1,0 +1,37 @@
+#include "cli/metrics_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+namespace dtrain {
+
+StatusOr<std::unique_ptr<MetricsFile>> MetricsFile::Open(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return IoError("cannot write metrics file " + path + ": " + std::strerror(errno));
+  return std::unique_ptr<MetricsFile>(new MetricsFile(f));
+}
+
+MetricsFile::~MetricsFile() { std::fclose(file_); }
+
+void MetricsFile::WriteLine(const std::string& line) {
+  std::fputs(line.c_str(), file_);
+  std::fputc('\n', file_);
+  std::fflush(file_);
+}
+
+void MetricsFile::WriteTrain(const IterationReport& r) {
+  nlohmann::json j = {{"event", "train"},          {"iter", r.iter},
+                      {"loss", r.loss},            {"lr", r.learning_rate},
+                      {"images_per_s", r.images_per_second}, {"seconds_left", r.seconds_left}};
+  for (const NamedValue& v : r.outputs) j["outputs"][v.name] = v.value;
+  WriteLine(j.dump());
+}
+
+void MetricsFile::WriteTest(const TestReport& r) {
+  nlohmann::json j = {{"event", "test"}, {"iter", r.iter}, {"net", r.net_id}};
+  for (const NamedValue& v : r.scores) j["scores"][v.name] = v.value;
+  WriteLine(j.dump());
+}
+
+}  // namespace dtrain

@@ -1,0 +1,65 @@
+// dtrain test: Caffe's `caffe test`: score a trained net over N batches.
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/net_loading.h"
+#include "core/logging.h"
+
+namespace dtrain {
+namespace {
+
+Status RunTest(const Flags& flags) {
+  DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
+  DT_ASSIGN_OR_RETURN(int iterations, flags.GetInt("iterations"));
+  if (iterations <= 0) return InvalidArgument("--iterations must be positive");
+  DT_ASSIGN_OR_RETURN(auto net, LoadNetForPhase(flags.Get("model"), TEST, flags.Get("weights")));
+  DT_LOG(INFO) << "Running for " << iterations << " iterations.";
+  std::vector<double> sums;
+  std::vector<std::string> names;
+  std::vector<float> weights;
+  double loss = 0;
+  for (int i = 0; i < iterations; ++i) {
+    DT_ASSIGN_OR_RETURN(float l, net->Forward());
+    loss += l;
+    size_t k = 0;
+    for (int id : net->output_blob_indices()) {
+      const Tensor* blob = net->blob(id);
+      for (int64_t j = 0; j < blob->count(); ++j, ++k) {
+        if (sums.size() <= k) {
+          sums.push_back(0);
+          names.push_back(net->blob_names()[id]);
+          weights.push_back(net->blob_loss_weight(id));
+        }
+        sums[k] += blob->data()[j];
+        DT_LOG(INFO) << "Batch " << i << ", " << names[k] << " = " << blob->data()[j];
+      }
+    }
+  }
+  DT_LOG(INFO) << "Loss: " << loss / iterations;
+  for (size_t k = 0; k < sums.size(); ++k) {
+    const double mean = sums[k] / iterations;
+    std::string suffix;
+    if (weights[k] != 0.f) {
+      suffix = " (* " + std::to_string(weights[k]) + " = " + std::to_string(weights[k] * mean) +
+               " loss)";
+    }
+    DT_LOG(INFO) << names[k] << " = " << mean << suffix;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Command TestCommand() {
+  return {"test",
+          "score a trained net: mean of its outputs over N TEST-phase batches",
+          "",
+          {{"model", "net prototxt"},
+           {"weights", "trained .caffemodel"},
+           {"iterations", "number of batches", false, "50"},
+           {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
+           {"gpu", "accepted for Caffe compatibility; dtrain runs on the CPU"}},
+          RunTest};
+}
+
+}  // namespace dtrain

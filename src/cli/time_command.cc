@@ -1,0 +1,96 @@
+// dtrain time: Caffe's `caffe time`: per-layer forward/backward times and throughput.
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/net_loading.h"
+#include "core/logging.h"
+
+namespace dtrain {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+Status RunTime(const Flags& flags) {
+  DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
+  DT_ASSIGN_OR_RETURN(int iterations, flags.GetInt("iterations"));
+  if (iterations <= 0) return InvalidArgument("--iterations must be positive");
+  DT_ASSIGN_OR_RETURN(auto net, LoadNetForPhase(flags.Get("model"), TRAIN, flags.Get("weights")));
+  const auto& layers = net->layers();
+  const size_t n = layers.size();
+
+  // One untimed pass warms caches and settles shapes.
+  DT_LOG(INFO) << "Performing Forward";
+  DT_ASSIGN_OR_RETURN(float initial_loss, net->Forward());
+  DT_LOG(INFO) << "Initial loss: " << initial_loss;
+  DT_LOG(INFO) << "Performing Backward";
+  net->Backward();
+
+  std::vector<double> forward_ms(n, 0), backward_ms(n, 0);
+  double total_ms = 0;
+  for (int it = 0; it < iterations; ++it) {
+    const auto iter_start = Clock::now();
+    for (size_t i = 0; i < n; ++i) {
+      const auto t0 = Clock::now();
+      float loss;
+      DT_RETURN_IF_ERROR(layers[i]->Forward(net->bottom_vecs()[i], net->top_vecs()[i], &loss));
+      forward_ms[i] += Ms(t0, Clock::now());
+    }
+    for (size_t i = n; i-- > 0;) {
+      if (!net->layer_need_backward(static_cast<int>(i))) continue;
+      const auto t0 = Clock::now();
+      layers[i]->Backward(net->top_vecs()[i], net->bottom_need_backward(static_cast<int>(i)),
+                          net->bottom_vecs()[i]);
+      backward_ms[i] += Ms(t0, Clock::now());
+    }
+    const double ms = Ms(iter_start, Clock::now());
+    total_ms += ms;
+    DT_LOG(INFO) << "Iteration: " << it + 1 << " forward-backward time: " << ms << " ms.";
+  }
+  DT_LOG(INFO) << "Average time per layer: ";
+  double forward_total = 0, backward_total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    char line[160];
+    std::snprintf(line, sizeof(line), "%15s\tforward: %9.4f ms.", net->layer_names()[i].c_str(),
+                  forward_ms[i] / iterations);
+    DT_LOG(INFO) << line;
+    std::snprintf(line, sizeof(line), "%15s\tbackward: %9.4f ms.", net->layer_names()[i].c_str(),
+                  backward_ms[i] / iterations);
+    DT_LOG(INFO) << line;
+    forward_total += forward_ms[i];
+    backward_total += backward_ms[i];
+  }
+  const double per_iter = total_ms / iterations;
+  const int batch = net->top_vecs().empty() || net->top_vecs()[0].empty() ||
+                            net->top_vecs()[0][0]->num_axes() == 0
+                        ? 1
+                        : net->top_vecs()[0][0]->shape(0);
+  DT_LOG(INFO) << "Average Forward pass: " << forward_total / iterations << " ms.";
+  DT_LOG(INFO) << "Average Backward pass: " << backward_total / iterations << " ms.";
+  DT_LOG(INFO) << "Average Forward-Backward: " << per_iter << " ms.";
+  DT_LOG(INFO) << "Total Time: " << total_ms << " ms.";
+  DT_LOG(INFO) << "Throughput: " << (per_iter > 0 ? batch * 1000.0 / per_iter : 0)
+               << " images/s (batch " << batch << ")";
+  return Status::Ok();
+}
+
+}  // namespace
+
+Command TimeCommand() {
+  return {"time",
+          "time a net's forward and backward passes, layer by layer",
+          "",
+          {{"model", "net prototxt (TRAIN phase is timed)"},
+           {"weights", "optional .caffemodel"},
+           {"iterations", "timed iterations", false, "50"},
+           {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
+           {"gpu", "accepted for Caffe compatibility; dtrain runs on the CPU"}},
+          RunTime};
+}
+
+}  // namespace dtrain

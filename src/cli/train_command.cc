@@ -1,0 +1,111 @@
+// dtrain train: Caffe's `caffe train`.
+#include <cblas.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "cli/command.h"
+#include "cli/metrics_file.h"
+#include "core/logging.h"
+#include "core/proto_io.h"
+#include "solver/solver.h"
+
+namespace dtrain {
+
+Status ApplyThreadsFlag(const Flags& flags) {
+  int threads = 0;
+  if (flags.Has("threads")) {
+    DT_ASSIGN_OR_RETURN(threads, flags.GetInt("threads"));
+    if (threads < 0) return InvalidArgument("--threads must be 0 (all cores) or positive");
+  }
+  // Default: OMP_NUM_THREADS when the environment pins it (as batch schedulers do), else all
+  // cores. The thread count changes speed, never results.
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (threads == 0 && env && std::atoi(env) > 0) threads = std::atoi(env);
+  if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  openblas_set_num_threads(threads);
+  return Status::Ok();
+}
+
+namespace {
+
+// --weights takes a comma-separated list of .caffemodel files, as Caffe does.
+Status CopyWeights(const std::string& list, Net& net) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = list.find(',', start);
+    const std::string path = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                            : comma - start);
+    if (!path.empty()) {
+      NetParameter weights;
+      DT_RETURN_IF_ERROR(ReadBinaryProto(path, &weights));
+      DT_RETURN_IF_ERROR(net.CopyTrainedLayersFrom(weights).WithContext(path));
+      DT_LOG(INFO) << "Copied weights from " << path;
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return Status::Ok();
+}
+
+Status RunTrain(const Flags& flags) {
+  if (flags.Get("solver").empty()) return InvalidArgument("--solver is required");
+  if (flags.Has("snapshot") && flags.Has("weights")) {
+    return InvalidArgument("give --snapshot (resume) or --weights (fine-tune), not both");
+  }
+  DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
+  SolverParameter param;
+  DT_RETURN_IF_ERROR(ReadTextProto(flags.Get("solver"), &param));
+  if (flags.Has("iterations")) {
+    DT_ASSIGN_OR_RETURN(int max_iter, flags.GetInt("iterations"));
+    param.set_max_iter(max_iter);
+  }
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(param));
+
+  std::unique_ptr<MetricsFile> metrics;
+  if (flags.Has("metrics")) {
+    DT_ASSIGN_OR_RETURN(metrics, MetricsFile::Open(flags.Get("metrics")));
+    MetricsFile* m = metrics.get();
+    solver->AddDisplayObserver([m](const IterationReport& r) { m->WriteTrain(r); });
+    solver->AddTestObserver([m](const TestReport& r) { m->WriteTest(r); });
+  }
+  TestReport last_test;
+  bool tested = false;
+  solver->AddTestObserver([&](const TestReport& r) {
+    if (r.net_id == 0) last_test = r, tested = true;
+  });
+
+  if (flags.Has("snapshot")) {
+    DT_RETURN_IF_ERROR(solver->Restore(flags.Get("snapshot")));
+  } else if (flags.Has("weights")) {
+    DT_RETURN_IF_ERROR(CopyWeights(flags.Get("weights"), solver->net()));
+  }
+  DT_LOG(INFO) << "Starting Optimization";
+  DT_RETURN_IF_ERROR(solver->Solve());
+  if (tested) {
+    std::string scores;
+    for (const NamedValue& v : last_test.scores) {
+      scores += (scores.empty() ? "" : ", ") + v.name + " = " + std::to_string(v.value);
+    }
+    DT_LOG(INFO) << "Final test (iteration " << last_test.iter << "): " << scores;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Command TrainCommand() {
+  return {"train",
+          "train a net with a Caffe solver prototxt",
+          "",
+          {{"solver", "solver prototxt"},
+           {"snapshot", "resume from this .solverstate"},
+           {"weights", "initialise from these .caffemodel files (comma-separated)"},
+           {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
+           {"iterations", "override the solver's max_iter"},
+           {"metrics", "write one JSON line per display/test event to this file"},
+           {"gpu", "accepted for Caffe compatibility; dtrain trains on the CPU"}},
+          RunTrain};
+}
+
+}  // namespace dtrain

@@ -1,0 +1,23 @@
+// Fillers: initial values for learnable parameters, as Caffe's FillerParameter describes them:
+// constant, uniform, gaussian (with optional sparse), xavier, msra, bilinear, positive_unitball.
+// Fan-in/fan-out for xavier/msra follow Caffe: fan_in = count / shape(0), fan_out = count /
+// shape(1), with variance_norm FAN_IN (default), FAN_OUT or AVERAGE.
+// Stateless; draws from the Rng it is given.
+#pragma once
+
+#include <string>
+
+#include "core/rng.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace dtrain {
+
+class FillerParameter;
+
+// Checks the filler type is one dtrain knows (errors list the known ones).
+Status ValidateFiller(const FillerParameter& param);
+// Fills tensor.data according to param. The type must have passed ValidateFiller.
+void Fill(const FillerParameter& param, Rng& rng, Tensor* tensor);
+
+}  // namespace dtrain

@@ -1,0 +1,221 @@
+#include "core/proto_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <utility>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/message.h>
+#include <google/protobuf/text_format.h>
+
+namespace dtrain {
+namespace {
+
+namespace pb = google::protobuf;
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+// Opens `path` for reading: NotFound when it does not exist, IoError for any other failure.
+Status OpenForRead(const std::string& path, int* fd) {
+  *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (*fd >= 0) return Status::Ok();
+  int err = errno;
+  std::string message = path + ": cannot open: " + ErrnoText(err);
+  return err == ENOENT ? NotFound(message) : IoError(message);
+}
+
+Status ReadFileToString(const std::string& path, std::string* out) {
+  int fd = -1;
+  DT_RETURN_IF_ERROR(OpenForRead(path, &fd));
+  out->clear();
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return IoError(path + ": read failed: " + ErrnoText(err));
+    }
+    out->append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return Status::Ok();
+}
+
+// Collects protobuf's text-parser errors as "name:LINE:COL: message" (1-based).
+class TextErrorCollector : public pb::io::ErrorCollector {
+ public:
+  explicit TextErrorCollector(std::string name) : name_(std::move(name)) {}
+
+#if GOOGLE_PROTOBUF_VERSION >= 4022000
+  void RecordError(int line, pb::io::ColumnNumber column, absl::string_view message) override {
+    Add(line, column, std::string(message));
+  }
+#else
+  void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
+    Add(line, column, message);
+  }
+#endif
+
+  const std::string& errors() const { return errors_; }
+
+ private:
+  void Add(int line, int column, const std::string& message) {
+    if (!errors_.empty()) errors_ += "\n";
+    // Line -1 marks whole-message errors such as missing required fields.
+    if (line < 0) {
+      errors_ += name_ + ": " + message;
+    } else {
+      errors_ += name_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " +
+                 message;
+    }
+  }
+
+  std::string name_;
+  std::string errors_;
+};
+
+// Writes through `serialize` to a temp file next to `path`, fsyncs it, renames it over `path` and
+// fsyncs the directory. Removes the temp file on failure.
+Status WriteAtomically(const std::string& path,
+                       const std::function<bool(pb::io::ZeroCopyOutputStream*)>& serialize) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return IoError(path + ": cannot create temporary file " + tmp + ": " + ErrnoText(errno));
+  }
+  // Closes and removes the temp file; `err` 0 means there is no OS error to show.
+  auto fail = [&](const std::string& what, int err) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    return IoError(path + ": " + what + (err != 0 ? ": " + ErrnoText(err) : std::string()));
+  };
+
+  bool written = false;
+  int write_errno = 0;
+  {
+    pb::io::FileOutputStream stream(fd);
+    written = serialize(&stream);
+    written = stream.Flush() && written;
+    write_errno = stream.GetErrno();
+  }
+  if (!written) return fail("write to " + tmp + " failed", write_errno);
+  if (::fsync(fd) != 0) return fail("fsync of " + tmp + " failed", errno);
+  int close_result = ::close(fd);
+  fd = -1;
+  if (close_result != 0) return fail("close of " + tmp + " failed", errno);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    return fail("rename of " + tmp + " failed", errno);
+  }
+
+  // Make the rename itself durable. Filesystems that cannot sync a directory say EINVAL.
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) {
+    return IoError(path + ": written, but cannot open directory " + dir + " to sync it: " +
+                   ErrnoText(errno));
+  }
+  if (::fsync(dir_fd) != 0 && errno != EINVAL) {
+    int err = errno;
+    ::close(dir_fd);
+    return IoError(path + ": written, but fsync of directory " + dir + " failed: " + ErrnoText(err));
+  }
+  ::close(dir_fd);
+  return Status::Ok();
+}
+
+// Rejects messages that protobuf would refuse to serialise or that Caffe could not read back.
+Status CheckWritable(const std::string& path, const pb::Message& msg) {
+  if (!msg.IsInitialized()) {
+    return InvalidArgument(path + ": not written: " + msg.GetTypeName() +
+                           " is missing required fields: " + msg.InitializationErrorString());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ParseTextProto(const std::string& text, const std::string& name_for_errors,
+                      pb::Message* msg) {
+  TextErrorCollector errors(name_for_errors);
+  pb::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  if (parser.ParseFromString(text, msg)) return Status::Ok();
+  if (!errors.errors().empty()) return InvalidArgument(errors.errors());
+  return InvalidArgument(name_for_errors + ": cannot parse as " + msg->GetTypeName());
+}
+
+Status ReadTextProto(const std::string& path, pb::Message* msg) {
+  std::string text;
+  DT_RETURN_IF_ERROR(ReadFileToString(path, &text));
+  return ParseTextProto(text, path, msg);
+}
+
+Status ReadBinaryProto(const std::string& path, pb::Message* msg) {
+  int fd = -1;
+  DT_RETURN_IF_ERROR(OpenForRead(path, &fd));
+  struct stat st {};
+  const long long size = ::fstat(fd, &st) == 0 ? static_cast<long long>(st.st_size) : -1;
+  if (size > INT_MAX) {
+    ::close(fd);
+    return Unsupported(path + ": " + std::to_string(size) +
+                       " bytes; protobuf messages are limited to 2 GiB");
+  }
+
+  bool parsed = false;
+  bool consumed_all = false;
+  int read_errno = 0;
+  {
+    pb::io::FileInputStream raw(fd);
+    pb::io::CodedInputStream coded(&raw);
+    coded.SetTotalBytesLimit(INT_MAX);
+    parsed = msg->ParsePartialFromCodedStream(&coded);
+    consumed_all = coded.ConsumedEntireMessage();
+    read_errno = raw.GetErrno();
+  }
+  ::close(fd);
+
+  if (read_errno != 0) return IoError(path + ": read failed: " + ErrnoText(read_errno));
+  if (!parsed || !consumed_all) {
+    return DataLoss(path + ": truncated or corrupt " + msg->GetTypeName() + " (" +
+                    std::to_string(size) + " bytes)");
+  }
+  if (!msg->IsInitialized()) {
+    return DataLoss(path + ": " + msg->GetTypeName() +
+                    " is missing required fields: " + msg->InitializationErrorString());
+  }
+  return Status::Ok();
+}
+
+Status WriteBinaryProtoAtomically(const std::string& path, const pb::Message& msg) {
+  DT_RETURN_IF_ERROR(CheckWritable(path, msg));
+  if (msg.ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
+    return Unsupported(path + ": not written: " + msg.GetTypeName() + " is " +
+                       std::to_string(msg.ByteSizeLong()) +
+                       " bytes; protobuf messages are limited to 2 GiB");
+  }
+  return WriteAtomically(path, [&msg](pb::io::ZeroCopyOutputStream* out) {
+    return msg.SerializePartialToZeroCopyStream(out);
+  });
+}
+
+Status WriteTextProtoAtomically(const std::string& path, const pb::Message& msg) {
+  DT_RETURN_IF_ERROR(CheckWritable(path, msg));
+  return WriteAtomically(path, [&msg](pb::io::ZeroCopyOutputStream* out) {
+    return pb::TextFormat::Print(msg, out);
+  });
+}
+
+}  // namespace dtrain

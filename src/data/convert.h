@@ -1,0 +1,30 @@
+// Data set conversion tools, as Caffe's convert_mnist_data, convert_cifar_data and
+// compute_image_mean: raw data sets in, LMDBs of Datum records and mean images out.
+//
+// Converters never overwrite: an existing output path is an error naming it, and on any failure
+// the outputs they created are removed, so a failed run leaves nothing half-written behind.
+// Progress goes to the log. Free functions; thread-safe for distinct outputs.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+
+namespace dtrain {
+
+// MNIST / Fashion-MNIST IDX files (plain or .gz) to an LMDB of 1 x rows x cols uint8 Datums with
+// their labels, keyed "%08d" by index.
+Status ConvertMnist(const std::string& images_path, const std::string& labels_path,
+                    const std::string& out_lmdb);
+
+// CIFAR-10 binary batches in `dir` (data_batch_1.bin .. data_batch_5.bin, test_batch.bin) to
+// out_dir/cifar10_train_lmdb and out_dir/cifar10_test_lmdb: 3 x 32 x 32 uint8 Datums keyed
+// "%05d" by index, as Caffe's convert_cifar_data writes them.
+Status ConvertCifar10(const std::string& dir, const std::string& out_dir);
+
+// The per-pixel mean of every Datum in `lmdb` as a 1 x C x H x W BlobProto (legacy num/channels/
+// height/width fields, as Caffe writes it), written atomically to `out_binaryproto`. All records
+// must have the same shape.
+Status ComputeMean(const std::string& lmdb, const std::string& out_binaryproto);
+
+}  // namespace dtrain

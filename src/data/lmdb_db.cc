@@ -1,0 +1,214 @@
+#include "data/lmdb_db.h"
+
+#include <lmdb.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "core/logging.h"
+
+namespace dtrain {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string LmdbMessage(const std::string& path, const char* what, int rc) {
+  return "LMDB '" + path + "': " + what + " failed: " + mdb_strerror(rc);
+}
+
+}  // namespace
+
+std::string RecordKey(int64_t index, int digits) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%0*lld", digits, static_cast<long long>(index));
+  return buffer;
+}
+
+// ---- LmdbReader ---------------------------------------------------------------------------------
+
+StatusOr<std::unique_ptr<LmdbReader>> LmdbReader::Open(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return NotFound("LMDB '" + path + "' does not exist");
+  if (!fs::is_directory(path, ec)) {
+    return InvalidArgument("LMDB '" + path + "' is not a directory (an LMDB is a directory " +
+                           "holding data.mdb)");
+  }
+  if (!fs::exists(fs::path(path) / "data.mdb", ec)) {
+    return NotFound("LMDB '" + path + "' has no data.mdb: not an LMDB");
+  }
+
+  std::unique_ptr<LmdbReader> reader(new LmdbReader(path));
+  int rc = mdb_env_create(&reader->env_);
+  if (rc != MDB_SUCCESS) return reader->Error("mdb_env_create", rc);
+  unsigned int flags = MDB_RDONLY | MDB_NOTLS;
+  rc = mdb_env_open(reader->env_, path.c_str(), flags, 0664);
+  if (rc == EACCES || rc == EROFS) {
+    // A data set on a read-only drive: no lock file can be created there. Read without locking,
+    // which is safe as long as nobody writes the database meanwhile.
+    DT_LOG(WARNING) << "LMDB '" << path << "': " << mdb_strerror(rc)
+                    << " opening the lock file; reading without locking (MDB_NOLOCK)";
+    mdb_env_close(reader->env_);
+    reader->env_ = nullptr;
+    rc = mdb_env_create(&reader->env_);
+    if (rc != MDB_SUCCESS) return reader->Error("mdb_env_create", rc);
+    rc = mdb_env_open(reader->env_, path.c_str(), flags | MDB_NOLOCK, 0664);
+  }
+  if (rc != MDB_SUCCESS) return reader->Error("mdb_env_open", rc);
+
+  rc = mdb_txn_begin(reader->env_, nullptr, MDB_RDONLY, &reader->txn_);
+  if (rc != MDB_SUCCESS) return reader->Error("mdb_txn_begin", rc);
+  MDB_dbi dbi;
+  rc = mdb_dbi_open(reader->txn_, nullptr, 0, &dbi);
+  if (rc != MDB_SUCCESS) return reader->Error("mdb_dbi_open", rc);
+  MDB_stat stat;
+  rc = mdb_stat(reader->txn_, dbi, &stat);
+  if (rc != MDB_SUCCESS) return reader->Error("mdb_stat", rc);
+  reader->count_ = static_cast<int64_t>(stat.ms_entries);
+  rc = mdb_cursor_open(reader->txn_, dbi, &reader->cursor_);
+  if (rc != MDB_SUCCESS) return reader->Error("mdb_cursor_open", rc);
+  DT_RETURN_IF_ERROR(reader->SeekToFirst());
+  return reader;
+}
+
+LmdbReader::~LmdbReader() {
+  if (cursor_) mdb_cursor_close(cursor_);
+  if (txn_) mdb_txn_abort(txn_);
+  if (env_) mdb_env_close(env_);
+}
+
+Status LmdbReader::Error(const char* what, int rc) const {
+  if (rc == ENOENT) return NotFound(LmdbMessage(path_, what, rc));
+  return IoError(LmdbMessage(path_, what, rc));
+}
+
+Status LmdbReader::Move(int op) {
+  MDB_val key, value;
+  const int rc = mdb_cursor_get(cursor_, &key, &value, static_cast<MDB_cursor_op>(op));
+  if (rc == MDB_NOTFOUND) {
+    valid_ = false;
+    key_ = value_ = std::string_view();
+    return Status::Ok();
+  }
+  if (rc != MDB_SUCCESS) {
+    valid_ = false;
+    key_ = value_ = std::string_view();
+    return Error("mdb_cursor_get", rc);
+  }
+  valid_ = true;
+  key_ = std::string_view(static_cast<const char*>(key.mv_data), key.mv_size);
+  value_ = std::string_view(static_cast<const char*>(value.mv_data), value.mv_size);
+  return Status::Ok();
+}
+
+Status LmdbReader::SeekToFirst() { return Move(MDB_FIRST); }
+
+Status LmdbReader::Next(bool* wrapped) {
+  if (wrapped) *wrapped = false;
+  DT_RETURN_IF_ERROR(Move(MDB_NEXT));
+  if (valid_) return Status::Ok();
+  if (wrapped) *wrapped = true;
+  return SeekToFirst();
+}
+
+// ---- LmdbWriter ---------------------------------------------------------------------------------
+
+StatusOr<std::unique_ptr<LmdbWriter>> LmdbWriter::Create(const std::string& path,
+                                                         size_t initial_map_size) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    return InvalidArgument("output '" + path + "' already exists; refusing to overwrite it");
+  }
+  if (!fs::create_directories(path, ec) || ec) {
+    return IoError("cannot create LMDB directory '" + path + "': " + ec.message());
+  }
+  std::unique_ptr<LmdbWriter> writer(new LmdbWriter(path));
+  int rc = mdb_env_create(&writer->env_);
+  if (rc != MDB_SUCCESS) return writer->Error("mdb_env_create", rc);
+  rc = mdb_env_set_mapsize(writer->env_, initial_map_size);
+  if (rc != MDB_SUCCESS) return writer->Error("mdb_env_set_mapsize", rc);
+  rc = mdb_env_open(writer->env_, path.c_str(), 0, 0664);
+  if (rc != MDB_SUCCESS) return writer->Error("mdb_env_open", rc);
+  writer->pending_.reserve(kPutsPerCommit);
+  return writer;
+}
+
+LmdbWriter::~LmdbWriter() {
+  if (env_) mdb_env_close(env_);
+}
+
+Status LmdbWriter::Error(const char* what, int rc) const {
+  return IoError(LmdbMessage(path_, what, rc));
+}
+
+Status LmdbWriter::Put(std::string key, std::string value) {
+  if (!env_) return InvalidArgument("LMDB '" + path_ + "': Put after Close");
+  pending_.emplace_back(std::move(key), std::move(value));
+  if (static_cast<int>(pending_.size()) >= kPutsPerCommit) return Commit();
+  return Status::Ok();
+}
+
+Status LmdbWriter::TryCommit(bool* map_full) {
+  *map_full = false;
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(env_, nullptr, 0, &txn);
+  if (rc != MDB_SUCCESS) return Error("mdb_txn_begin", rc);
+  MDB_dbi dbi;
+  rc = mdb_dbi_open(txn, nullptr, 0, &dbi);
+  if (rc != MDB_SUCCESS) {
+    mdb_txn_abort(txn);
+    return Error("mdb_dbi_open", rc);
+  }
+  for (auto& [key, value] : pending_) {
+    MDB_val k{key.size(), key.data()};
+    MDB_val v{value.size(), value.data()};
+    rc = mdb_put(txn, dbi, &k, &v, 0);
+    if (rc != MDB_SUCCESS) {
+      mdb_txn_abort(txn);
+      if (rc == MDB_MAP_FULL) {
+        *map_full = true;
+        return Status::Ok();
+      }
+      return Error("mdb_put", rc);
+    }
+  }
+  rc = mdb_txn_commit(txn);  // frees txn whatever the outcome
+  if (rc == MDB_MAP_FULL) {
+    *map_full = true;
+    return Status::Ok();
+  }
+  if (rc != MDB_SUCCESS) return Error("mdb_txn_commit", rc);
+  return Status::Ok();
+}
+
+Status LmdbWriter::Commit() {
+  if (pending_.empty()) return Status::Ok();
+  if (!env_) return InvalidArgument("LMDB '" + path_ + "': Commit after Close");
+  for (;;) {
+    bool map_full = false;
+    DT_RETURN_IF_ERROR(TryCommit(&map_full));
+    if (!map_full) break;
+    MDB_envinfo info;
+    int rc = mdb_env_info(env_, &info);
+    if (rc != MDB_SUCCESS) return Error("mdb_env_info", rc);
+    const size_t new_size = info.me_mapsize * 2;
+    DT_LOG(INFO) << "LMDB '" << path_ << "': map full, doubling the map size to " << new_size
+                 << " bytes";
+    rc = mdb_env_set_mapsize(env_, new_size);
+    if (rc != MDB_SUCCESS) return Error("mdb_env_set_mapsize", rc);
+  }
+  committed_ += static_cast<int64_t>(pending_.size());
+  pending_.clear();
+  return Status::Ok();
+}
+
+Status LmdbWriter::Close() {
+  if (!env_) return Status::Ok();
+  DT_RETURN_IF_ERROR(Commit());
+  mdb_env_close(env_);
+  env_ = nullptr;
+  return Status::Ok();
+}
+
+}  // namespace dtrain

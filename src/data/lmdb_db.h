@@ -1,0 +1,112 @@
+// LMDB access: the one place in dtrain that calls liblmdb.
+//
+// An LMDB data set is a directory holding data.mdb (and lock.mdb); each record is a (key, value)
+// pair of bytes, sorted by key. Caffe's data sets store a serialized Datum as the value under a
+// zero-padded decimal key ("%08d" for MNIST), so key order is insertion order.
+//
+// LmdbReader: a read-only cursor held in one long read transaction (MDB_RDONLY | MDB_NOTLS, so
+// the thread that opens it need not be the one that reads). Next() wraps round to the first
+// record after the last, as Caffe's Data layer does. key()/value() point into the memory map and
+// stay valid until the next cursor move or the reader's destruction. One thread at a time.
+//
+// LmdbWriter: creates a new LMDB and puts (key, value) pairs, committing every kPutsPerCommit
+// puts (and on Close). The map grows (doubles) whenever a transaction hits MDB_MAP_FULL. A writer
+// never opens an existing path: creating over an existing file or directory is an error.
+//
+// Every lmdb failure comes back as a Status naming the path and mdb_strerror's text.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+// liblmdb's handles, kept out of this header.
+struct MDB_env;
+struct MDB_txn;
+struct MDB_cursor;
+
+namespace dtrain {
+
+// The key Caffe's converters give record `index`: zero-padded decimal, `digits` wide
+// (convert_mnist_data uses 8, convert_cifar_data 5).
+std::string RecordKey(int64_t index, int digits = 8);
+
+class LmdbReader {
+ public:
+  // Opens the LMDB directory `path`. A missing path is NotFound naming it.
+  static StatusOr<std::unique_ptr<LmdbReader>> Open(const std::string& path);
+  ~LmdbReader();
+  LmdbReader(const LmdbReader&) = delete;
+  LmdbReader& operator=(const LmdbReader&) = delete;
+
+  const std::string& path() const { return path_; }
+  // Number of records, read once at open.
+  int64_t Count() const { return count_; }
+
+  // Positions the cursor at the first record (invalid if the database is empty).
+  Status SeekToFirst();
+  // Moves to the next record; after the last one, back to the first (and sets *wrapped).
+  Status Next(bool* wrapped = nullptr);
+  // Whether the cursor is on a record; false only for an empty database.
+  bool valid() const { return valid_; }
+  std::string_view key() const { return key_; }
+  std::string_view value() const { return value_; }
+
+ private:
+  explicit LmdbReader(std::string path) : path_(std::move(path)) {}
+  Status Error(const char* what, int rc) const;
+  // Runs one cursor operation (MDB_FIRST, MDB_NEXT) and stores the record it lands on.
+  Status Move(int op);
+
+  std::string path_;
+  MDB_env* env_ = nullptr;
+  MDB_txn* txn_ = nullptr;
+  MDB_cursor* cursor_ = nullptr;
+  int64_t count_ = 0;
+  bool valid_ = false;
+  std::string_view key_;
+  std::string_view value_;
+};
+
+class LmdbWriter {
+ public:
+  static constexpr int kPutsPerCommit = 1000;
+
+  // Creates the LMDB directory `path` (and missing parents). An existing `path` is an error
+  // naming it: a writer never overwrites. `initial_map_size` is in bytes; it grows as needed.
+  static StatusOr<std::unique_ptr<LmdbWriter>> Create(const std::string& path,
+                                                      size_t initial_map_size = size_t{64} << 20);
+  // Puts not yet committed (Close not called) are discarded.
+  ~LmdbWriter();
+  LmdbWriter(const LmdbWriter&) = delete;
+  LmdbWriter& operator=(const LmdbWriter&) = delete;
+
+  const std::string& path() const { return path_; }
+  // Buffers one pair; commits when kPutsPerCommit pairs are buffered.
+  Status Put(std::string key, std::string value);
+  // Writes the buffered pairs in one transaction.
+  Status Commit();
+  // Commits what is left and closes the database.
+  Status Close();
+  // Records committed so far.
+  int64_t committed() const { return committed_; }
+
+ private:
+  explicit LmdbWriter(std::string path) : path_(std::move(path)) {}
+  Status Error(const char* what, int rc) const;
+  // One attempt at writing `pending_`; sets *map_full when the map was too small.
+  Status TryCommit(bool* map_full);
+
+  std::string path_;
+  MDB_env* env_ = nullptr;
+  std::vector<std::pair<std::string, std::string>> pending_;
+  int64_t committed_ = 0;
+};
+
+}  // namespace dtrain

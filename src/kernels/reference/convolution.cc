@@ -1,0 +1,107 @@
+#include "kernels/reference/convolution.h"
+
+#include "kernels/reference/gemm.h"
+
+namespace dtrain::reference {
+namespace {
+
+// Per-group matrix sizes of the lowered problem: dst_g (m x n) = weights_g (m x k) * col_g (k x n).
+struct GroupDims {
+  int m;                         // output channels per group
+  int n;                         // output pixels
+  int k;                         // input channels per group * kernel taps
+  int64_t src_image, dst_image;  // floats per image
+};
+
+GroupDims Dims(const ConvolutionShape& s) {
+  GroupDims d;
+  d.m = s.out_channels / s.groups;
+  d.n = s.out_h * s.out_w;
+  d.k = s.in_channels / s.groups * s.window.kernel_h * s.window.kernel_w;
+  d.src_image = static_cast<int64_t>(s.in_channels) * s.in_h * s.in_w;
+  d.dst_image = static_cast<int64_t>(s.out_channels) * d.n;
+  return d;
+}
+
+}  // namespace
+
+int64_t ColumnBufferSize(const ConvolutionShape& s) {
+  if (s.window.IsPointwise()) return 0;
+  return static_cast<int64_t>(s.in_channels) * s.window.kernel_h * s.window.kernel_w * s.out_h *
+         s.out_w;
+}
+
+void ConvolutionForward(const ConvolutionShape& s, const float* src, const float* weights,
+                        float* dst, float* col) {
+  const GroupDims d = Dims(s);
+  for (int i = 0; i < s.batch; ++i) {
+    const float* src_i = src + i * d.src_image;
+    const float* cols = src_i;
+    if (!s.window.IsPointwise()) {
+      Im2Col(src_i, s.in_channels, s.in_h, s.in_w, s.window, col);
+      cols = col;
+    }
+    for (int g = 0; g < s.groups; ++g) {
+      Gemm(false, false, d.m, d.n, d.k, 1.f, weights + static_cast<int64_t>(g) * d.m * d.k,
+           cols + static_cast<int64_t>(g) * d.k * d.n, 0.f,
+           dst + i * d.dst_image + static_cast<int64_t>(g) * d.m * d.n);
+    }
+  }
+}
+
+void ConvolutionBackwardData(const ConvolutionShape& s, const float* diff_dst, const float* weights,
+                             float* diff_src, float* col) {
+  const GroupDims d = Dims(s);
+  for (int i = 0; i < s.batch; ++i) {
+    float* diff_src_i = diff_src + i * d.src_image;
+    // col_g (k x n) = weights_g^T (k x m) * diff_dst_g (m x n), then scattered back to pixels.
+    float* cols = s.window.IsPointwise() ? diff_src_i : col;
+    for (int g = 0; g < s.groups; ++g) {
+      Gemm(true, false, d.k, d.n, d.m, 1.f, weights + static_cast<int64_t>(g) * d.m * d.k,
+           diff_dst + i * d.dst_image + static_cast<int64_t>(g) * d.m * d.n, 0.f,
+           cols + static_cast<int64_t>(g) * d.k * d.n);
+    }
+    if (!s.window.IsPointwise()) Col2Im(col, s.in_channels, s.in_h, s.in_w, s.window, diff_src_i);
+  }
+}
+
+void ConvolutionBackwardWeights(const ConvolutionShape& s, const float* src, const float* diff_dst,
+                                float* diff_weights, float* col) {
+  const GroupDims d = Dims(s);
+  for (int i = 0; i < s.batch; ++i) {
+    const float* src_i = src + i * d.src_image;
+    const float* cols = src_i;
+    if (!s.window.IsPointwise()) {
+      Im2Col(src_i, s.in_channels, s.in_h, s.in_w, s.window, col);
+      cols = col;
+    }
+    // diff_weights_g (m x k) += diff_dst_g (m x n) * col_g^T (n x k).
+    for (int g = 0; g < s.groups; ++g) {
+      Gemm(false, true, d.m, d.k, d.n, 1.f,
+           diff_dst + i * d.dst_image + static_cast<int64_t>(g) * d.m * d.n,
+           cols + static_cast<int64_t>(g) * d.k * d.n, 1.f,
+           diff_weights + static_cast<int64_t>(g) * d.m * d.k);
+    }
+  }
+}
+
+void BiasForward(int batch, int channels, int spatial, const float* bias, float* dst) {
+  for (int i = 0; i < batch; ++i) {
+    for (int c = 0; c < channels; ++c) {
+      const float b = bias[c];
+      for (int j = 0; j < spatial; ++j) *dst++ += b;
+    }
+  }
+}
+
+void BiasBackward(int batch, int channels, int spatial, const float* diff_dst, float* diff_bias) {
+  for (int i = 0; i < batch; ++i) {
+    for (int c = 0; c < channels; ++c) {
+      double sum = 0;
+      for (int j = 0; j < spatial; ++j) sum += *diff_dst++;
+      diff_bias[c] += static_cast<float>(sum);
+    }
+  }
+}
+
+}  // namespace dtrain::reference

@@ -1,0 +1,51 @@
+// BatchNormLayer: normalises each channel to zero mean and unit variance, as Caffe's BatchNorm
+// (no scale or shift of its own: a following Scale layer with bias_term adds them).
+//
+// One bottom N x C x ... (1-D: C = 1), one top of the same shape; may run in place.
+// y = (x - mean_c) / sqrt(var_c + eps), mean_c and var_c taken over N and the spatial axes.
+// Parameters (batch_norm_param): use_global_stats (unset: true in TEST, false in TRAIN) uses the
+// stored statistics instead of the batch's; moving_average_fraction f (default 0.999); eps (1e-5).
+//
+// Learnable blobs, exactly as Caffe stores them in a .caffemodel:
+//   0  running mean sum, shape {C}
+//   1  running unbiased variance sum, shape {C}
+//   2  scale factor, shape {1}; the estimates are blob / factor (0 when the factor is 0)
+// Each batch-statistics Forward updates them: factor = f * factor + 1, mean = f * mean + batch
+// mean, var = f * var + m / (m - 1) * batch var (m = elements per channel). They are statistics,
+// not trained: param_propagate_down is false for all three and their lr_mult is forced to 0.
+//
+// Backward with batch statistics: dx = (dy - mean(dy) - mean(dy * y) * y) / sqrt(var + eps) per
+// channel; with global statistics: dx = dy / sqrt(var + eps).
+#pragma once
+
+#include "layers/layer.h"
+
+namespace dtrain {
+
+class BatchNormLayer : public Layer {
+ public:
+  BatchNormLayer(const LayerParameter& p, const LayerContext& c) : Layer(p, c) {}
+  const char* type() const override { return "BatchNorm"; }
+  int ExactNumBottomBlobs() const override { return 1; }
+  int ExactNumTopBlobs() const override { return 1; }
+  Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+
+ protected:
+  Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
+  Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
+  void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
+                    const TensorVec& bottom) override;
+
+ private:
+  bool use_global_stats_ = false;
+  float moving_average_fraction_ = 0.999f;
+  float eps_ = 1e-5f;
+  int channels_ = 1;
+  int num_ = 1;                       // shape(0)
+  int64_t spatial_ = 1;               // count / (num * channels)
+  std::vector<float> mean_, stddev_;  // per channel, from the last Forward
+  Tensor x_norm_;                     // the last Forward's output, kept for Backward (in place may
+                                      // clobber y)
+};
+
+}  // namespace dtrain

@@ -1,0 +1,205 @@
+#include "layers/data_layer.h"
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <string>
+
+#include "core/logging.h"
+#include "data/datum.h"
+
+namespace dtrain {
+
+DataLayer::DataLayer(const LayerParameter& p, const LayerContext& c) : Layer(p, c), seed_(c.seed) {}
+
+DataLayer::~DataLayer() { prefetcher_.reset(); }
+
+Status DataLayer::WithLayer(const Status& status) const {
+  return status.WithContext("layer '" + name() + "' (Data)");
+}
+
+Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
+  prefetcher_.reset();  // a repeated Setup starts over
+  rewind_status_ = Status::Ok();
+  const DataParameter& data = param_.data_param();
+  if (data.source().empty()) return Error("data_param.source is not set");
+  std::error_code ec;
+  if (!std::filesystem::exists(data.source(), ec)) {
+    return WithLayer(NotFound("LMDB '" + data.source() + "' does not exist"));
+  }
+  // Caffe's default backend is LEVELDB. An explicit LEVELDB is refused; an unset backend is taken
+  // as LMDB when the source is an LMDB directory (holds data.mdb), since that is what was meant.
+  const bool is_lmdb =
+      std::filesystem::exists(std::filesystem::path(data.source()) / "data.mdb", ec);
+  if (data.backend() != DataParameter::LMDB && (data.has_backend() || !is_lmdb)) {
+    return Unsupported("layer '" + name() + "' (Data): backend " +
+                       DataParameter::DB_Name(data.backend()) + " is not supported" +
+                       (data.has_backend() ? "" : " (Caffe's default when backend is unset)") +
+                       "; convert the data set to LMDB and set data_param { backend: LMDB }");
+  }
+  if (data.batch_size() == 0) return Error("data_param.batch_size must be positive");
+  batch_size_ = static_cast<int>(data.batch_size());
+  prefetch_depth_ = std::max(1, static_cast<int>(data.prefetch()));
+
+  // Caffe's legacy preprocessing fields in data_param, where transform_param leaves them unset.
+  TransformationParameter transform = param_.transform_param();
+  if (data.has_scale() && !transform.has_scale()) transform.set_scale(data.scale());
+  if (data.has_mean_file() && !transform.has_mean_file()) transform.set_mean_file(data.mean_file());
+  if (data.has_crop_size() && !transform.has_crop_size()) transform.set_crop_size(data.crop_size());
+  if (data.has_mirror() && !transform.has_mirror()) transform.set_mirror(data.mirror());
+  transformer_ = std::make_unique<DataTransformer>(transform, phase_, DeriveSeed(seed_, 0));
+  DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
+
+  auto reader = LmdbReader::Open(data.source());
+  if (!reader.ok()) return WithLayer(reader.status());
+  reader_ = std::move(reader).value();
+  if (reader_->Count() == 0) return Error("LMDB '" + data.source() + "' has no records");
+  DT_LOG(INFO) << "Opened lmdb " << data.source();
+  if (data.rand_skip() > 0) {
+    skip_ = rng_.Next() % data.rand_skip();
+    DT_LOG(INFO) << "Skipping first " << skip_ << " data points.";
+  }
+  DT_RETURN_IF_ERROR(WithLayer(Rewind()));
+
+  // The output shape, from the first record this layer reads.
+  DT_RETURN_IF_ERROR(WithLayer(ParseDatum(reader_->value(), reader_->key(), &datum_)
+                                   .WithContext("LMDB '" + data.source() + "'")));
+  DT_RETURN_IF_ERROR(WithLayer(transformer_->CheckFits(datum_)));
+  const std::vector<int> shape = transformer_->OutputShape(datum_);
+  top_shape_ = {batch_size_, shape[0], shape[1], shape[2]};
+  DT_LOG(INFO) << "output data size: " << top_shape_[0] << "," << top_shape_[1] << ","
+               << top_shape_[2] << "," << top_shape_[3];
+  return Status::Ok();
+}
+
+Status DataLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
+  top[0]->Reshape(top_shape_);
+  if (top.size() > 1) top[1]->Reshape({batch_size_});
+  return Status::Ok();
+}
+
+void DataLayer::SetShard(int index, int count) {
+  DT_CHECK(count >= 1 && index >= 0 && index < count);
+  if (prefetcher_) {
+    prefetcher_.reset();  // joins the thread: the reader and offsets are ours again
+    rewind_status_ = Rewind();
+  }
+  shard_index_ = index;
+  shard_count_ = count;
+}
+
+Status DataLayer::Rewind() {
+  offset_ = 0;
+  DT_RETURN_IF_ERROR(reader_->SeekToFirst());
+  for (uint32_t i = 0; i < skip_; ++i) DT_RETURN_IF_ERROR(reader_->Next());
+  return Status::Ok();
+}
+
+Status DataLayer::SeekTo(int64_t offset) {
+  DT_RETURN_IF_ERROR(Rewind());
+  // The sequence wraps every Count() records, so only the remainder moves the cursor.
+  for (int64_t i = 0; i < offset % reader_->Count(); ++i) DT_RETURN_IF_ERROR(reader_->Next());
+  offset_ = offset;
+  return Status::Ok();
+}
+
+std::string DataLayer::LoaderState() const {
+  return std::to_string(offset_) + "\n" + transformer_->rng().Serialize();
+}
+
+std::string DataLayer::SaveState() const {
+  if (!reader_) return std::string();  // not set up: nothing read yet
+  return prefetcher_ ? consumed_state_ : LoaderState();
+}
+
+Status DataLayer::RestoreState(const std::string& state) {
+  if (!reader_) return Error("cannot restore the data position before Setup");
+  const size_t newline = state.find('\n');
+  int64_t offset = -1;
+  try {
+    size_t used = 0;
+    offset = std::stoll(state.substr(0, newline), &used);
+    if (used != newline) offset = -1;
+  } catch (const std::exception&) {
+    offset = -1;
+  }
+  Rng rng;
+  if (newline == std::string::npos || offset < 0 || !rng.Deserialize(state.substr(newline + 1))) {
+    return DataLoss("corrupt data position for layer '" + name() + "'");
+  }
+  prefetcher_.reset();  // drop the batches read ahead; the reader is ours again
+  DT_RETURN_IF_ERROR(WithLayer(SeekTo(offset)));
+  transformer_->rng() = rng;
+  rewind_status_ = Status::Ok();
+  return Status::Ok();
+}
+
+Status DataLayer::Advance() {
+  bool wrapped = false;
+  DT_RETURN_IF_ERROR(reader_->Next(&wrapped));
+  if (wrapped) DT_LOG(INFO) << "Restarting data prefetching from start.";
+  ++offset_;
+  return Status::Ok();
+}
+
+Status DataLayer::LoadBatch(Batch* batch) {
+  // Error context, built only when something fails.
+  auto where = [this] { return "LMDB '" + reader_->path() + "'"; };
+  int64_t item_size = 0;
+  float* data = nullptr;
+  float* label = nullptr;
+  int channels = 0, height = 0, width = 0;  // of the batch's first record
+  for (int item = 0; item < batch_size_; ++item) {
+    while (offset_ % shard_count_ != shard_index_) DT_RETURN_IF_ERROR(Advance());
+    Status status = ParseDatum(reader_->value(), reader_->key(), &datum_);
+    if (!status.ok()) return status.WithContext(where());
+    if (item == 0) {
+      // Each batch takes its shape from its first record, as in Caffe.
+      channels = datum_.channels();
+      height = datum_.height();
+      width = datum_.width();
+      const std::vector<int> shape = transformer_->OutputShape(datum_);
+      batch->data.Reshape({batch_size_, shape[0], shape[1], shape[2]});
+      batch->label.Reshape({batch_size_});
+      item_size = batch->data.count(1);
+      data = batch->data.mutable_data();
+      label = batch->label.mutable_data();
+    } else if (datum_.channels() != channels || datum_.height() != height ||
+               datum_.width() != width) {
+      return DataLoss(where() + ": record '" + std::string(reader_->key()) + "' is " +
+                      DatumShapeString(datum_) + " but this batch's first record is " +
+                      std::to_string(channels) + "x" + std::to_string(height) + "x" +
+                      std::to_string(width));
+    }
+    status = transformer_->Transform(datum_, data + item * item_size);
+    if (!status.ok()) {
+      return status.WithContext(where() + ": record '" + std::string(reader_->key()) + "'");
+    }
+    label[item] = static_cast<float>(datum_.label());
+    DT_RETURN_IF_ERROR(Advance());
+  }
+  batch->state = LoaderState();
+  return Status::Ok();
+}
+
+Status DataLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  DT_RETURN_IF_ERROR(WithLayer(rewind_status_));
+  if (!prefetcher_) {
+    consumed_state_ = LoaderState();
+    prefetcher_ = std::make_unique<BatchPrefetcher>(
+        prefetch_depth_, [this](Batch* batch) { return WithLayer(LoadBatch(batch)); });
+  }
+  DT_ASSIGN_OR_RETURN(Batch * batch, prefetcher_->Take());
+  top[0]->ReshapeLike(batch->data);
+  std::copy(batch->data.data(), batch->data.data() + batch->data.count(), top[0]->mutable_data());
+  if (top.size() > 1) {
+    top[1]->ReshapeLike(batch->label);
+    std::copy(batch->label.data(), batch->label.data() + batch->label.count(),
+              top[1]->mutable_data());
+  }
+  consumed_state_ = batch->state;
+  prefetcher_->Release(batch);
+  return Status::Ok();
+}
+
+}  // namespace dtrain

@@ -1,0 +1,90 @@
+// DataLayer ("Data"): reads batches of Datum records from an LMDB, as Caffe's Data layer.
+//
+// Tops: data (N x C x H x W, float32, after transform_param's crop/mirror/mean/scale) and an
+// optional label (N). No bottoms, no backward.
+// Parameters (data_param): source (the LMDB directory; relative paths are taken as given, i.e.
+// against the working directory), batch_size, backend (LMDB only: an explicit LEVELDB is an
+// error; unset, Caffe's default LEVELDB, is accepted when the source is an LMDB), rand_skip (skip a
+// random 0..rand_skip-1 records at the start), prefetch (batches read ahead, default 4). Caffe's
+// legacy data_param scale/mean_file/crop_size/mirror fill the transform_param fields that are not
+// set there.
+//
+// Records are read in key order and the reader wraps round to the first record after the last.
+// The shape of each batch comes from its first record; every record of a batch must match it.
+// A background thread (BatchPrefetcher) prepares batches from the first Forward on; a corrupt
+// record makes Forward return a Status naming the layer and the record's key.
+//
+// Sharding: SetShard(index, count) makes this layer read only the records at positions
+// index, index + count, index + 2*count, ... of the (wrapping) record sequence, as Caffe's
+// multi-solver Data layer does; the default (0, 1) reads everything. Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "data/lmdb_db.h"
+#include "data/prefetch.h"
+#include "data/transformer.h"
+#include "layers/layer.h"
+
+namespace dtrain {
+
+class DataLayer : public Layer {
+ public:
+  DataLayer(const LayerParameter& p, const LayerContext& c);
+  ~DataLayer() override;
+
+  const char* type() const override { return "Data"; }
+  int ExactNumBottomBlobs() const override { return 0; }
+  int MinTopBlobs() const override { return 1; }
+  int MaxTopBlobs() const override { return 2; }
+  Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+
+  // Read records index, index + count, ... (0 <= index < count). Best called before the first
+  // Forward; a later call drops the batches read ahead and restarts from the first record.
+  void SetShard(int index, int count);
+
+  // The read position and transform random stream as of the last batch Forward returned (not
+  // the batches read ahead), so that a run resumed from a snapshot reads and crops exactly what
+  // the uninterrupted run would have. RestoreState requires Setup, and the same shard.
+  std::string SaveState() const override;
+  Status RestoreState(const std::string& state) override;
+
+ protected:
+  Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
+  Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
+  void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
+                    const TensorVec& bottom) override {}
+
+ private:
+  // Puts the reader on the first record this layer reads: after the rand_skip records.
+  Status Rewind();
+  // Moves the reader one record on, counting positions for sharding.
+  Status Advance();
+  // Positions the reader at `offset` in the record sequence (from the first record read).
+  Status SeekTo(int64_t offset);
+  // "offset\ntransformer rng": the loader's state now.
+  std::string LoaderState() const;
+  // Fills one batch; runs on the prefetch thread.
+  Status LoadBatch(Batch* batch);
+  // Prefixes "layer 'name' (Data)" to an error.
+  Status WithLayer(const Status& status) const;
+
+  uint64_t seed_;
+  int batch_size_ = 0;
+  int prefetch_depth_ = 1;
+  uint32_t skip_ = 0;  // records skipped at the start (rand_skip)
+  int shard_index_ = 0;
+  int shard_count_ = 1;
+  int64_t offset_ = 0;    // position in the record sequence since Rewind
+  Status rewind_status_;  // a failed Rewind in SetShard, reported by the next Forward
+  std::vector<int> top_shape_;
+  std::unique_ptr<LmdbReader> reader_;
+  std::unique_ptr<DataTransformer> transformer_;
+  Datum datum_;                 // reused by LoadBatch
+  std::string consumed_state_;  // LoaderState() as of the last batch handed out
+  // Last, so that the thread (which uses the members above) is stopped first.
+  std::unique_ptr<BatchPrefetcher> prefetcher_;
+};
+
+}  // namespace dtrain

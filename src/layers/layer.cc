@@ -1,0 +1,78 @@
+#include "layers/layer.h"
+
+#include <numeric>
+
+namespace dtrain {
+
+Layer::Layer(const LayerParameter& param, const LayerContext& context)
+    : param_(param), phase_(context.phase), rng_(context.seed) {}
+
+Status Layer::Error(const std::string& message) const {
+  return InvalidArgument("layer '" + param_.name() + "' (" + param_.type() + "): " + message);
+}
+
+Status Layer::CheckBlobCounts(const TensorVec& bottom, const TensorVec& top) const {
+  auto count_error = [&](const char* what, const char* rel, int want, size_t got) {
+    return Error(std::string(what) + " takes " + rel + std::to_string(want) + " blob(s), got " +
+                 std::to_string(got));
+  };
+  if (ExactNumBottomBlobs() >= 0 && bottom.size() != static_cast<size_t>(ExactNumBottomBlobs()))
+    return count_error("bottom", "exactly ", ExactNumBottomBlobs(), bottom.size());
+  if (MinBottomBlobs() >= 0 && bottom.size() < static_cast<size_t>(MinBottomBlobs()))
+    return count_error("bottom", "at least ", MinBottomBlobs(), bottom.size());
+  if (MaxBottomBlobs() >= 0 && bottom.size() > static_cast<size_t>(MaxBottomBlobs()))
+    return count_error("bottom", "at most ", MaxBottomBlobs(), bottom.size());
+  if (ExactNumTopBlobs() >= 0 && top.size() != static_cast<size_t>(ExactNumTopBlobs()))
+    return count_error("top", "exactly ", ExactNumTopBlobs(), top.size());
+  if (MinTopBlobs() >= 0 && top.size() < static_cast<size_t>(MinTopBlobs()))
+    return count_error("top", "at least ", MinTopBlobs(), top.size());
+  if (MaxTopBlobs() >= 0 && top.size() > static_cast<size_t>(MaxTopBlobs()))
+    return count_error("top", "at most ", MaxTopBlobs(), top.size());
+  if (EqualNumBottomTopBlobs() && bottom.size() != top.size())
+    return Error("needs as many tops as bottoms, got " + std::to_string(bottom.size()) +
+                 " bottom(s) and " + std::to_string(top.size()) + " top(s)");
+  return Status::Ok();
+}
+
+Status Layer::Setup(const TensorVec& bottom, const TensorVec& top) {
+  DT_RETURN_IF_ERROR(CheckBlobCounts(bottom, top));
+  DT_RETURN_IF_ERROR(LayerSetUp(bottom, top));
+  DT_RETURN_IF_ERROR(Reshape(bottom, top));
+  param_propagate_down_.resize(blobs_.size(), true);
+  loss_weights_.assign(top.size(), 0.f);
+  for (size_t i = 0; i < top.size(); ++i) {
+    loss_weights_[i] = i < static_cast<size_t>(param_.loss_weight_size())
+                           ? param_.loss_weight(static_cast<int>(i))
+                           : DefaultLossWeight(static_cast<int>(i));
+  }
+  if (param_.loss_weight_size() > 0 && param_.loss_weight_size() != static_cast<int>(top.size())) {
+    return Error("loss_weight must be given once per top (" + std::to_string(top.size()) +
+                 "), got " + std::to_string(param_.loss_weight_size()));
+  }
+  return Status::Ok();
+}
+
+Status Layer::RestoreState(const std::string& state) {
+  if (!rng_.Deserialize(state)) return DataLoss("corrupt random state for layer '" + name() + "'");
+  return Status::Ok();
+}
+
+Status Layer::Forward(const TensorVec& bottom, const TensorVec& top, float* loss) {
+  DT_RETURN_IF_ERROR(Reshape(bottom, top));
+  DT_RETURN_IF_ERROR(ForwardImpl(bottom, top));
+  // A loss top's diff holds its loss weight (primed by the net before backward), so the
+  // weighted loss is sum(weight * data), as in Caffe.
+  float total = 0.f;
+  for (size_t i = 0; i < top.size(); ++i) {
+    const float w = loss_weights_[i];
+    if (w == 0.f) continue;
+    const float* d = top[i]->data();
+    double sum = 0;
+    for (int64_t j = 0; j < top[i]->count(); ++j) sum += d[j];
+    total += w * static_cast<float>(sum);
+  }
+  if (loss) *loss = total;
+  return Status::Ok();
+}
+
+}  // namespace dtrain

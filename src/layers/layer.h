@@ -1,0 +1,113 @@
+// Layer: Caffe's unit of computation, with Caffe's lifecycle.
+//
+//   Setup(bottom, top)    once, non-virtual: checks bottom/top counts, calls LayerSetUp (read
+//                          parameters, create learnable `blobs`) then Reshape, and primes the
+//                          diff of every top that carries a loss weight.
+//   Forward(bottom, top)  each iteration: Reshape (cheap when shapes are unchanged) then
+//                          ForwardImpl; returns the weighted loss of this layer's tops.
+//   Backward(top, propagate_down, bottom)
+//                          writes bottom diffs (where propagate_down[i]) and accumulates
+//                          parameter diffs (the net zeroes them before each iteration).
+//
+// A layer owns its learnable parameters (`blobs()`, Caffe's name) through shared_ptr so that the
+// net can share them between layers (`param { name: ... }`). Bottom and top tensors are owned by
+// the net. Errors a user can cause (bad parameters, mismatched shapes, bad data) come back as a
+// Status that the net prefixes with the layer's name. Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/rng.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "proto/net.pb.h"
+
+namespace dtrain {
+
+using TensorVec = std::vector<Tensor*>;
+
+// What a layer needs from its surroundings; passed in, never global.
+struct LayerContext {
+  Phase phase = TRAIN;
+  uint64_t seed = 1701;  // the layer's own random stream (fillers, dropout, data order)
+};
+
+class Layer {
+ public:
+  Layer(const LayerParameter& param, const LayerContext& context);
+  virtual ~Layer() = default;
+  Layer(const Layer&) = delete;
+  Layer& operator=(const Layer&) = delete;
+
+  Status Setup(const TensorVec& bottom, const TensorVec& top);
+  Status Forward(const TensorVec& bottom, const TensorVec& top, float* loss);
+  void Backward(const TensorVec& top, const std::vector<bool>& propagate_down,
+                const TensorVec& bottom) {
+    BackwardImpl(top, propagate_down, bottom);
+  }
+  virtual Status Reshape(const TensorVec& bottom, const TensorVec& top) = 0;
+
+  virtual const char* type() const = 0;
+  const LayerParameter& layer_param() const { return param_; }
+  const std::string& name() const { return param_.name(); }
+  Phase phase() const { return phase_; }
+
+  std::vector<std::shared_ptr<Tensor>>& blobs() { return blobs_; }
+  const std::vector<std::shared_ptr<Tensor>>& blobs() const { return blobs_; }
+  float loss_weight(int top_index) const {
+    return top_index < static_cast<int>(loss_weights_.size()) ? loss_weights_[top_index] : 0.f;
+  }
+  // Whether Backward should compute the diff of learnable parameter i.
+  bool param_propagate_down(int i) const {
+    return i < static_cast<int>(param_propagate_down_.size()) && param_propagate_down_[i];
+  }
+  void set_param_propagate_down(int i, bool value) {
+    if (static_cast<int>(param_propagate_down_.size()) <= i) param_propagate_down_.resize(i + 1, true);
+    param_propagate_down_[i] = value;
+  }
+
+  // Random stream and data position, saved in solver snapshots so that a resumed run continues
+  // bit for bit. The default saves the layer's rng_; data layers add their read position.
+  virtual std::string SaveState() const { return rng_.Serialize(); }
+  virtual Status RestoreState(const std::string& state);
+
+  // Bottom/top count constraints; -1 means "no constraint".
+  virtual int ExactNumBottomBlobs() const { return -1; }
+  virtual int MinBottomBlobs() const { return -1; }
+  virtual int MaxBottomBlobs() const { return -1; }
+  virtual int ExactNumTopBlobs() const { return -1; }
+  virtual int MinTopBlobs() const { return -1; }
+  virtual int MaxTopBlobs() const { return -1; }
+  virtual bool EqualNumBottomTopBlobs() const { return false; }
+  // Loss layers create their top automatically when the prototxt names none.
+  virtual bool AutoTopBlobs() const { return false; }
+  // A top that is a loss gets loss_weight 1 by default (loss layers say so here).
+  virtual float DefaultLossWeight(int top_index) const { return 0.f; }
+  // Whether force_backward may make this bottom receive a gradient (false for labels).
+  virtual bool AllowForceBackward(int bottom_index) const { return true; }
+
+ protected:
+  // Reads parameters, validates them, creates learnable blobs. Default: nothing to do.
+  virtual Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) { return Status::Ok(); }
+  virtual Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) = 0;
+  virtual void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
+                            const TensorVec& bottom) = 0;
+
+  // "layer 'conv1' (Convolution): <message>"-style error for this layer.
+  Status Error(const std::string& message) const;
+
+  LayerParameter param_;
+  Phase phase_;
+  Rng rng_;
+  std::vector<std::shared_ptr<Tensor>> blobs_;
+
+ private:
+  Status CheckBlobCounts(const TensorVec& bottom, const TensorVec& top) const;
+
+  std::vector<bool> param_propagate_down_;
+  std::vector<float> loss_weights_;
+};
+
+}  // namespace dtrain

@@ -1,0 +1,127 @@
+#include "layers/pooling_layer.h"
+
+#include <algorithm>
+#include <string>
+
+#include "proto/layer_params.pb.h"
+
+namespace dtrain {
+namespace {
+
+std::string Pair(int h, int w) { return std::to_string(h) + "x" + std::to_string(w); }
+
+}  // namespace
+
+int PoolingLayer::MaxTopBlobs() const {
+  return param_.pooling_param().pool() == PoolingParameter::MAX ? 2 : 1;
+}
+
+Status PoolingLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
+  const PoolingParameter& p = param_.pooling_param();
+  if (p.pool() == PoolingParameter::STOCHASTIC) {
+    return Status(StatusCode::kUnsupported,
+                  Error("STOCHASTIC pooling is not supported; use MAX or AVE").message());
+  }
+  is_max_ = p.pool() == PoolingParameter::MAX;
+  global_ = p.global_pooling();
+  round_up_ = p.round_mode() == PoolingParameter::CEIL;
+  reference::Window2d& w = shape_.window;
+  if (global_) {
+    if (p.has_kernel_size() || p.has_kernel_h() || p.has_kernel_w()) {
+      return Error("global_pooling takes the whole image; kernel size cannot be given");
+    }
+  } else if (p.has_kernel_size()) {
+    if (p.has_kernel_h() || p.has_kernel_w()) {
+      return Error("give kernel_size or kernel_h/kernel_w, not both");
+    }
+    w.kernel_h = w.kernel_w = static_cast<int>(p.kernel_size());
+  } else {
+    if (!p.has_kernel_h() || !p.has_kernel_w()) {
+      return Error("kernel_size, or both kernel_h and kernel_w, is required");
+    }
+    w.kernel_h = static_cast<int>(p.kernel_h());
+    w.kernel_w = static_cast<int>(p.kernel_w());
+  }
+  if (p.has_pad_h() || p.has_pad_w()) {
+    if (p.has_pad() || !p.has_pad_h() || !p.has_pad_w()) {
+      return Error("give pad, or both pad_h and pad_w");
+    }
+    w.pad_h = static_cast<int>(p.pad_h());
+    w.pad_w = static_cast<int>(p.pad_w());
+  } else {
+    w.pad_h = w.pad_w = static_cast<int>(p.pad());
+  }
+  if (p.has_stride_h() || p.has_stride_w()) {
+    if (p.has_stride() || !p.has_stride_h() || !p.has_stride_w()) {
+      return Error("give stride, or both stride_h and stride_w");
+    }
+    w.stride_h = static_cast<int>(p.stride_h());
+    w.stride_w = static_cast<int>(p.stride_w());
+  } else {
+    w.stride_h = w.stride_w = static_cast<int>(p.stride());
+  }
+  if (global_ && (w.pad_h != 0 || w.pad_w != 0 || w.stride_h != 1 || w.stride_w != 1)) {
+    return Error("global_pooling needs pad 0 and stride 1, got pad " + Pair(w.pad_h, w.pad_w) +
+                 " and stride " + Pair(w.stride_h, w.stride_w));
+  }
+  if (!global_ && (w.kernel_h <= 0 || w.kernel_w <= 0)) {
+    return Error("kernel size must be positive, got " + Pair(w.kernel_h, w.kernel_w));
+  }
+  if (w.stride_h <= 0 || w.stride_w <= 0) return Error("stride must be positive");
+  if (!global_ && (w.pad_h >= w.kernel_h || w.pad_w >= w.kernel_w)) {
+    return Error("pad " + Pair(w.pad_h, w.pad_w) + " must be smaller than the kernel " +
+                 Pair(w.kernel_h, w.kernel_w));
+  }
+  return Status::Ok();
+}
+
+Status PoolingLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
+  const Tensor& in = *bottom[0];
+  if (in.num_axes() != 4) {
+    return Error("needs a 4-D (N, C, H, W) bottom, got shape " + in.ShapeString());
+  }
+  reference::Window2d& w = shape_.window;
+  shape_.batch = in.shape(0);
+  shape_.channels = in.shape(1);
+  shape_.in_h = in.shape(2);
+  shape_.in_w = in.shape(3);
+  if (global_) {
+    w.kernel_h = shape_.in_h;
+    w.kernel_w = shape_.in_w;
+  }
+  if (w.kernel_h > shape_.in_h + 2 * w.pad_h || w.kernel_w > shape_.in_w + 2 * w.pad_w) {
+    return Error("kernel " + Pair(w.kernel_h, w.kernel_w) + " is larger than the padded input: " +
+                 "bottom shape " + in.ShapeString() + ", pad " + Pair(w.pad_h, w.pad_w));
+  }
+  const bool padded = w.pad_h > 0 || w.pad_w > 0;
+  shape_.out_h =
+      reference::PooledSize(shape_.in_h, w.kernel_h, w.pad_h, w.stride_h, round_up_, padded);
+  shape_.out_w =
+      reference::PooledSize(shape_.in_w, w.kernel_w, w.pad_w, w.stride_w, round_up_, padded);
+  const std::vector<int> top_shape = {shape_.batch, shape_.channels, shape_.out_h, shape_.out_w};
+  for (Tensor* t : top) t->Reshape(top_shape);
+  if (is_max_) mask_.resize(static_cast<size_t>(top[0]->count()));
+  return Status::Ok();
+}
+
+Status PoolingLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  if (!is_max_) {
+    reference::AvePoolForward(shape_, bottom[0]->data(), top[0]->mutable_data());
+    return Status::Ok();
+  }
+  reference::MaxPoolForward(shape_, bottom[0]->data(), top[0]->mutable_data(), mask_.data());
+  if (top.size() > 1) std::copy(mask_.begin(), mask_.end(), top[1]->mutable_data());
+  return Status::Ok();
+}
+
+void PoolingLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
+                                const TensorVec& bottom) {
+  if (!propagate_down[0]) return;
+  if (is_max_) {
+    reference::MaxPoolBackward(shape_, top[0]->diff(), mask_.data(), bottom[0]->mutable_diff());
+  } else {
+    reference::AvePoolBackward(shape_, top[0]->diff(), bottom[0]->mutable_diff());
+  }
+}
+
+}  // namespace dtrain

@@ -1,0 +1,47 @@
+// Pooling: Caffe's "Pooling" layer, MAX or AVE over 2-D windows of each channel.
+//
+//   bottom (N, C, H, W) -> top (N, C, H_out, W_out) [, mask (N, C, H_out, W_out) for MAX]
+//   H_out = ceil((H + 2 * pad_h - kernel_h) / stride_h) + 1 (round_mode CEIL, the default;
+//   FLOOR rounds down); with padding, a last window starting beyond the image is dropped.
+//
+// Parameters: pool (MAX, AVE; STOCHASTIC is not supported), kernel_size or kernel_h/kernel_w,
+// stride or stride_h/stride_w (default 1), pad or pad_h/pad_w (default 0, must be < kernel),
+// global_pooling (kernel = the whole H x W; no kernel, pad or stride may be set), round_mode.
+// MAX may have a second top holding, as floats, the argmax index (h * W + w) within the channel.
+// AVE divides by the window size clipped to the padded image (see kernels/reference/pooling.h).
+// No learnable parameters. Not thread-safe.
+#pragma once
+
+#include <vector>
+
+#include "kernels/reference/pooling.h"
+#include "layers/layer.h"
+
+namespace dtrain {
+
+class PoolingLayer : public Layer {
+ public:
+  PoolingLayer(const LayerParameter& p, const LayerContext& c) : Layer(p, c) {}
+  const char* type() const override { return "Pooling"; }
+
+  int ExactNumBottomBlobs() const override { return 1; }
+  int MinTopBlobs() const override { return 1; }
+  int MaxTopBlobs() const override;
+
+  Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+
+ protected:
+  Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
+  Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
+  void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
+                    const TensorVec& bottom) override;
+
+ private:
+  bool is_max_ = true;
+  bool global_ = false;
+  bool round_up_ = true;
+  reference::PoolingShape shape_;
+  std::vector<int> mask_;  // MAX: argmax per top element
+};
+
+}  // namespace dtrain

@@ -1,0 +1,100 @@
+#include "layers/registry.h"
+
+#include <functional>
+#include <map>
+
+// One include per layer file, in the order of the table below.
+#include "layers/accuracy_layer.h"
+#include "layers/batch_norm_layer.h"
+#include "layers/bias_layer.h"
+#include "layers/concat_layer.h"
+#include "layers/convolution_layer.h"
+#include "layers/data_layer.h"
+#include "layers/deconvolution_layer.h"
+#include "layers/dropout_layer.h"
+#include "layers/dummy_data_layer.h"
+#include "layers/eltwise_layer.h"
+#include "layers/euclidean_loss_layer.h"
+#include "layers/flatten_layer.h"
+#include "layers/inner_product_layer.h"
+#include "layers/input_layer.h"
+#include "layers/lrn_layer.h"
+#include "layers/pooling_layer.h"
+#include "layers/prelu_layer.h"
+#include "layers/relu_layer.h"
+#include "layers/reshape_layer.h"
+#include "layers/scale_layer.h"
+#include "layers/sigmoid_layer.h"
+#include "layers/silence_layer.h"
+#include "layers/slice_layer.h"
+#include "layers/softmax_layer.h"
+#include "layers/softmax_with_loss_layer.h"
+#include "layers/split_layer.h"
+#include "layers/tanh_layer.h"
+
+namespace dtrain {
+namespace {
+
+using Factory = std::function<std::unique_ptr<Layer>(const LayerParameter&, const LayerContext&)>;
+
+template <typename T>
+Factory Make() {
+  return [](const LayerParameter& p, const LayerContext& c) { return std::make_unique<T>(p, c); };
+}
+
+// Every supported layer, by Caffe type name. Adding a layer adds one line here.
+const std::map<std::string, Factory>& Table() {
+  static const std::map<std::string, Factory> table = {
+      {"Accuracy", Make<AccuracyLayer>()},
+      {"BatchNorm", Make<BatchNormLayer>()},
+      {"Bias", Make<BiasLayer>()},
+      {"Concat", Make<ConcatLayer>()},
+      {"Convolution", Make<ConvolutionLayer>()},
+      {"Data", Make<DataLayer>()},
+      {"Deconvolution", Make<DeconvolutionLayer>()},
+      {"Dropout", Make<DropoutLayer>()},
+      {"DummyData", Make<DummyDataLayer>()},
+      {"Eltwise", Make<EltwiseLayer>()},
+      {"EuclideanLoss", Make<EuclideanLossLayer>()},
+      {"Flatten", Make<FlattenLayer>()},
+      {"InnerProduct", Make<InnerProductLayer>()},
+      {"Input", Make<InputLayer>()},
+      {"LRN", Make<LRNLayer>()},
+      {"PReLU", Make<PReLULayer>()},
+      {"Pooling", Make<PoolingLayer>()},
+      {"ReLU", Make<ReLULayer>()},
+      {"Reshape", Make<ReshapeLayer>()},
+      {"Scale", Make<ScaleLayer>()},
+      {"Sigmoid", Make<SigmoidLayer>()},
+      {"Silence", Make<SilenceLayer>()},
+      {"Slice", Make<SliceLayer>()},
+      {"Softmax", Make<SoftmaxLayer>()},
+      {"SoftmaxWithLoss", Make<SoftmaxWithLossLayer>()},
+      {"Split", Make<SplitLayer>()},
+      {"TanH", Make<TanHLayer>()},
+  };
+  return table;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Layer>> CreateLayer(const LayerParameter& param, const LayerContext& context) {
+  auto it = Table().find(param.type());
+  if (it == Table().end()) {
+    std::string list;
+    for (const std::string& t : SupportedLayerTypes()) list += (list.empty() ? "" : ", ") + t;
+    return Unsupported("layer '" + param.name() + "': unknown layer type \"" + param.type() +
+                       "\"; supported types: " + list);
+  }
+  return it->second(param, context);
+}
+
+bool IsSupportedLayerType(const std::string& type) { return Table().count(type) > 0; }
+
+std::vector<std::string> SupportedLayerTypes() {
+  std::vector<std::string> types;
+  for (const auto& entry : Table()) types.push_back(entry.first);
+  return types;
+}
+
+}  // namespace dtrain

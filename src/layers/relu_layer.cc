@@ -1,0 +1,36 @@
+#include "layers/relu_layer.h"
+
+#include <algorithm>
+
+#include "proto/layer_params.pb.h"
+
+namespace dtrain {
+
+Status ReLULayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
+  top[0]->ReshapeLike(*bottom[0]);
+  return Status::Ok();
+}
+
+Status ReLULayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  const float slope = param_.relu_param().negative_slope();
+  const float* x = bottom[0]->data();
+  float* y = top[0]->mutable_data();
+  for (int64_t i = 0; i < bottom[0]->count(); ++i) {
+    y[i] = std::max(x[i], 0.f) + slope * std::min(x[i], 0.f);
+  }
+  return Status::Ok();
+}
+
+void ReLULayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
+                             const TensorVec& bottom) {
+  if (!propagate_down[0]) return;
+  const float slope = param_.relu_param().negative_slope();
+  // In place, x is y; y > 0 exactly where x > 0 for any slope >= 0, as Caffe
+  // assumes.
+  const float* x = bottom[0]->data();
+  const float* dy = top[0]->diff();
+  float* dx = bottom[0]->mutable_diff();
+  for (int64_t i = 0; i < bottom[0]->count(); ++i) dx[i] = x[i] > 0.f ? dy[i] : slope * dy[i];
+}
+
+}  // namespace dtrain

@@ -1,0 +1,31 @@
+// SoftmaxLayer: y = exp(x) / sum(exp(x)) along one axis, independently at every other position.
+//
+// One bottom, one top of the same shape. Parameters: softmax_param.axis (default 1, the channel
+// axis; negative counts from the end); engine is accepted and ignored. The maximum along the axis
+// is subtracted first so exp never overflows. Backward: dx = (dy - sum_axis(dy * y)) * y.
+#pragma once
+
+#include "layers/layer.h"
+
+namespace dtrain {
+
+class SoftmaxLayer : public Layer {
+ public:
+  SoftmaxLayer(const LayerParameter& p, const LayerContext& c) : Layer(p, c) {}
+  const char* type() const override { return "Softmax"; }
+  int ExactNumBottomBlobs() const override { return 1; }
+  int ExactNumTopBlobs() const override { return 1; }
+  Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+
+ protected:
+  Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
+  void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
+                    const TensorVec& bottom) override;
+
+ private:
+  int64_t outer_ = 1;  // count(0, axis)
+  int channels_ = 1;   // shape(axis)
+  int64_t inner_ = 1;  // count(axis + 1)
+};
+
+}  // namespace dtrain

@@ -1,0 +1,364 @@
+#include "net/net.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/logging.h"
+#include "core/rng.h"
+#include "layers/registry.h"
+#include "net/insert_splits.h"
+#include "net/net_filter.h"
+
+namespace dtrain {
+
+namespace {
+
+uint64_t NameHash(const std::string& name) {  // FNV-1a: stable across builds and platforms
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Net>> Net::Create(const NetParameter& param, const NetState& state,
+                                           uint64_t seed) {
+  std::unique_ptr<Net> net(new Net());
+  DT_RETURN_IF_ERROR(net->Init(param, state, seed));
+  return net;
+}
+
+Status Net::Init(const NetParameter& in_param, const NetState& in_state, uint64_t seed) {
+  if (in_param.layers_size() > 0) {
+    return Unsupported("net '" + in_param.name() +
+                       "' uses the deprecated V1 'layers' syntax; rewrite it with 'layer' "
+                       "(Caffe's upgrade_net_proto_text does this)");
+  }
+  NetState state(in_param.state());
+  state.MergeFrom(in_state);
+  if (in_state.has_phase()) state.set_phase(in_state.phase());
+  name_ = in_param.name();
+  phase_ = state.phase();
+
+  DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(in_param));
+  DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
+  const NetParameter param = InsertSplits(filtered);
+
+  std::map<std::string, int> available_blobs;  // produced and not yet consumed
+  for (int i = 0; i < param.layer_size(); ++i) {
+    // A layer's random stream depends on its name, not its position, so that adding a layer
+    // (or a split) elsewhere does not change how this one is initialised.
+    DT_RETURN_IF_ERROR(
+        AppendLayer(param.layer(i), i, DeriveSeed(seed, NameHash(param.layer(i).name())),
+                    &available_blobs));
+  }
+  for (const auto& entry : available_blobs) output_blob_indices_.push_back(entry.second);
+  std::sort(output_blob_indices_.begin(), output_blob_indices_.end());
+  DecideBackward(param.force_backward());
+  return Status::Ok();
+}
+
+Status Net::AppendLayer(const LayerParameter& lp, int layer_index, uint64_t seed,
+                        std::map<std::string, int>* available_blobs) {
+  LayerContext context;
+  context.phase = phase_;
+  context.seed = seed;
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<Layer> layer, CreateLayer(lp, context));
+  const std::string where = "layer '" + lp.name() + "' (" + lp.type() + ")";
+  if (lp.propagate_down_size() > 0 && lp.propagate_down_size() != lp.bottom_size()) {
+    return InvalidArgument(where + ": propagate_down must be given once per bottom");
+  }
+
+  TensorVec bottoms;
+  std::vector<int> bottom_ids;
+  std::vector<bool> bottom_need;
+  for (int j = 0; j < lp.bottom_size(); ++j) {
+    const std::string& blob_name = lp.bottom(j);
+    auto it = std::find(blob_names_.begin(), blob_names_.end(), blob_name);
+    if (it == blob_names_.end()) {
+      return InvalidArgument(where + ": bottom '" + blob_name +
+                             "' is not produced by any earlier layer");
+    }
+    // The last blob with this name (in-place layers reuse names).
+    const int id = static_cast<int>(blob_names_.rend() -
+                                    std::find(blob_names_.rbegin(), blob_names_.rend(), blob_name)) - 1;
+    bottoms.push_back(blobs_[id].get());
+    bottom_ids.push_back(id);
+    bool need = blob_need_backward_[id];
+    if (lp.propagate_down_size() > 0) need = need && lp.propagate_down(j);
+    bottom_need.push_back(need);
+    available_blobs->erase(blob_name);
+  }
+
+  TensorVec tops;
+  std::vector<int> top_ids;
+  int num_tops = lp.top_size();
+  if (num_tops == 0 && layer->AutoTopBlobs()) {
+    num_tops = std::max(layer->ExactNumTopBlobs(), layer->MinTopBlobs());
+    if (num_tops <= 0) num_tops = 1;
+  }
+  for (int j = 0; j < num_tops; ++j) {
+    const std::string top_name =
+        j < lp.top_size() ? lp.top(j) : lp.name() + "_auto_top_" + std::to_string(j);
+    const bool in_place = j < lp.bottom_size() && lp.bottom(j) == top_name;
+    if (in_place) {
+      tops.push_back(bottoms[j]);
+      top_ids.push_back(bottom_ids[j]);
+    } else {
+      if (std::find(blob_names_.begin(), blob_names_.end(), top_name) != blob_names_.end() &&
+          std::find(lp.bottom().begin(), lp.bottom().end(), top_name) == lp.bottom().end()) {
+        DT_LOG(WARNING) << where << ": top '" << top_name << "' reuses the name of an earlier blob";
+      }
+      blobs_.push_back(std::make_shared<Tensor>());
+      blob_names_.push_back(top_name);
+      blob_need_backward_.push_back(false);
+      blob_loss_weights_.push_back(0.f);
+      tops.push_back(blobs_.back().get());
+      top_ids.push_back(static_cast<int>(blobs_.size()) - 1);
+    }
+    (*available_blobs)[top_name] = top_ids.back();
+  }
+
+  Status setup = layer->Setup(bottoms, tops);
+  if (!setup.ok()) {
+    // Layer errors already name the layer; others (e.g. filler) get the name added.
+    if (setup.message().find("'" + lp.name() + "'") == std::string::npos) {
+      return setup.WithContext(where);
+    }
+    return setup;
+  }
+  for (size_t j = 0; j < tops.size(); ++j) {
+    blob_loss_weights_[top_ids[j]] += layer->loss_weight(static_cast<int>(j));
+    DT_LOG(INFO) << "Top shape: " << blob_names_[top_ids[j]] << " " << tops[j]->ShapeString();
+    if (layer->loss_weight(static_cast<int>(j)) != 0.f) {
+      DT_LOG(INFO) << "    with loss weight " << layer->loss_weight(static_cast<int>(j));
+    }
+  }
+
+  layer_names_.push_back(lp.name());
+  layers_.push_back(std::move(layer));
+  bottom_vecs_.push_back(bottoms);
+  top_vecs_.push_back(tops);
+  bottom_id_vecs_.push_back(bottom_ids);
+  top_id_vecs_.push_back(top_ids);
+  bottom_need_backward_.push_back(bottom_need);
+  DT_RETURN_IF_ERROR(AppendParams(layer_index));
+
+  // Forward-looking need: a layer needs backward if a bottom or a parameter does.
+  bool need = std::any_of(bottom_need.begin(), bottom_need.end(), [](bool b) { return b; });
+  Layer& added = *layers_.back();
+  for (size_t p = 0; p < added.blobs().size(); ++p) need = need || added.param_propagate_down(p);
+  layer_need_backward_.push_back(need);
+  for (int id : top_ids) blob_need_backward_[id] = blob_need_backward_[id] || need;
+  return Status::Ok();
+}
+
+Status Net::AppendParams(int layer_index) {
+  Layer& layer = *layers_[layer_index];
+  const LayerParameter& lp = layer.layer_param();
+  std::vector<int> ids;
+  const bool is_batch_norm = lp.type() == "BatchNorm";  // statistics are not learned
+  for (size_t p = 0; p < layer.blobs().size(); ++p) {
+    const ParamSpec spec = p < static_cast<size_t>(lp.param_size()) ? lp.param(p) : ParamSpec();
+    const float lr = is_batch_norm ? 0.f : spec.lr_mult();
+    const float decay = is_batch_norm ? 0.f : spec.decay_mult();
+    layer.set_param_propagate_down(static_cast<int>(p), lr != 0.f);
+    const std::string display = lp.name() + "[" + std::to_string(p) + "]";
+    if (spec.has_name() && !spec.name().empty()) {
+      auto owner = shared_param_owner_.find(spec.name());
+      if (owner != shared_param_owner_.end()) {
+        Tensor* shared = learnable_params_[owner->second];
+        const Tensor& mine = *layer.blobs()[p];
+        const bool strict = spec.share_mode() == ParamSpec::STRICT;
+        if ((strict && shared->shape() != mine.shape()) || shared->count() != mine.count()) {
+          return InvalidArgument("layer '" + lp.name() + "': shared parameter '" + spec.name() +
+                                 "' has shape " + mine.ShapeString() + " here but " +
+                                 shared->ShapeString() + " in " +
+                                 learnable_param_names_[owner->second]);
+        }
+        // Alias the owner's tensor so data is shared and diffs accumulate into one place.
+        for (int i = 0; i < layer_index; ++i) {
+          for (auto& blob : layers_[i]->blobs()) {
+            if (blob.get() == shared) layer.blobs()[p] = blob;
+          }
+        }
+        if (spec.has_lr_mult()) params_lr_[owner->second] = lr;
+        if (spec.has_decay_mult()) params_weight_decay_[owner->second] = decay;
+        ids.push_back(owner->second);
+        continue;
+      }
+    }
+    const int id = static_cast<int>(learnable_params_.size());
+    learnable_params_.push_back(layer.blobs()[p].get());
+    params_lr_.push_back(lr);
+    params_weight_decay_.push_back(decay);
+    learnable_param_names_.push_back(display);
+    if (spec.has_name() && !spec.name().empty()) shared_param_owner_[spec.name()] = id;
+    ids.push_back(id);
+  }
+  layer_learnable_param_ids_.push_back(ids);
+  return Status::Ok();
+}
+
+void Net::DecideBackward(bool force_backward) {
+  // Walk backward: a layer whose tops reach no loss, or whose consumers want no gradient, is
+  // skipped (Caffe's rule).
+  std::set<int> blobs_under_loss, blobs_skip_backward;
+  for (int i = static_cast<int>(layers_.size()) - 1; i >= 0; --i) {
+    bool contributes_loss = false;
+    bool skip_propagate = true;
+    for (size_t j = 0; j < top_id_vecs_[i].size(); ++j) {
+      const int id = top_id_vecs_[i][j];
+      if (layers_[i]->loss_weight(static_cast<int>(j)) != 0.f || blobs_under_loss.count(id)) {
+        contributes_loss = true;
+      }
+      if (!blobs_skip_backward.count(id)) skip_propagate = false;
+    }
+    if (layer_need_backward_[i] && skip_propagate) {
+      layer_need_backward_[i] = false;
+      std::fill(bottom_need_backward_[i].begin(), bottom_need_backward_[i].end(), false);
+    }
+    if (!contributes_loss) layer_need_backward_[i] = false;
+    for (size_t j = 0; j < bottom_id_vecs_[i].size(); ++j) {
+      const int id = bottom_id_vecs_[i][j];
+      if (contributes_loss) {
+        blobs_under_loss.insert(id);
+      } else {
+        bottom_need_backward_[i][j] = false;
+      }
+      if (!bottom_need_backward_[i][j]) blobs_skip_backward.insert(id);
+    }
+  }
+  if (force_backward) {
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      layer_need_backward_[i] = true;
+      for (size_t j = 0; j < bottom_need_backward_[i].size(); ++j) {
+        bottom_need_backward_[i][j] = bottom_need_backward_[i][j] ||
+                                      layers_[i]->AllowForceBackward(static_cast<int>(j));
+      }
+    }
+  }
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    DT_LOG(INFO) << layer_names_[i]
+                 << (layer_need_backward_[i] ? " needs backward computation."
+                                             : " does not need backward computation.");
+  }
+}
+
+StatusOr<float> Net::Forward() {
+  float total = 0.f;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    float loss = 0.f;
+    Status s = layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i], &loss);
+    if (!s.ok()) {
+      if (s.message().find("'" + layer_names_[i] + "'") == std::string::npos) {
+        return s.WithContext("layer '" + layer_names_[i] + "' (" + layers_[i]->type() + ")");
+      }
+      return s;
+    }
+    total += loss;
+  }
+  return total;
+}
+
+void Net::Backward() {
+  // A loss top's diff carries its loss weight into the loss layer's backward (Caffe's convention).
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    for (size_t j = 0; j < top_vecs_[i].size(); ++j) {
+      const float w = layers_[i]->loss_weight(static_cast<int>(j));
+      if (w != 0.f) top_vecs_[i][j]->SetDiff(w);
+    }
+  }
+  for (int i = static_cast<int>(layers_.size()) - 1; i >= 0; --i) {
+    if (layer_need_backward_[i]) {
+      layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i], bottom_vecs_[i]);
+    }
+    for (const BackwardHook& hook : backward_hooks_) hook(i);
+  }
+}
+
+void Net::ClearParamDiffs() {
+  for (Tensor* p : learnable_params_) p->SetDiff(0.f);
+}
+
+Tensor* Net::blob_by_name(const std::string& name) const {
+  for (int i = static_cast<int>(blob_names_.size()) - 1; i >= 0; --i) {
+    if (blob_names_[i] == name) return blobs_[i].get();
+  }
+  return nullptr;
+}
+
+Layer* Net::layer_by_name(const std::string& name) const {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layer_names_[i] == name) return layers_[i].get();
+  }
+  return nullptr;
+}
+
+namespace {
+
+Status CopyBlobs(Layer* target, const std::string& name,
+                 const google::protobuf::RepeatedPtrField<BlobProto>& blobs) {
+  if (static_cast<size_t>(blobs.size()) != target->blobs().size()) {
+    return InvalidArgument("layer '" + name + "': the weights file has " +
+                           std::to_string(blobs.size()) + " parameter blob(s), the net expects " +
+                           std::to_string(target->blobs().size()));
+  }
+  for (int j = 0; j < blobs.size(); ++j) {
+    Status s = target->blobs()[j]->FromProto(blobs.Get(j), /*reshape=*/false);
+    if (!s.ok()) return s.WithContext("layer '" + name + "' parameter " + std::to_string(j));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Net::CopyTrainedLayersFrom(const NetParameter& trained) {
+  for (const LayerParameter& source : trained.layer()) {
+    Layer* target = layer_by_name(source.name());
+    if (!target || source.blobs_size() == 0) continue;
+    DT_RETURN_IF_ERROR(CopyBlobs(target, source.name(), source.blobs()));
+  }
+  // Old model-zoo files keep their weights in the V1 'layers' field.
+  for (const V1LayerParameter& source : trained.layers()) {
+    Layer* target = layer_by_name(source.name());
+    if (!target || source.blobs_size() == 0) continue;
+    DT_RETURN_IF_ERROR(CopyBlobs(target, source.name(), source.blobs()));
+  }
+  return Status::Ok();
+}
+
+Status Net::ShareTrainedLayersWith(const Net& other) {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    Layer* source = other.layer_by_name(layer_names_[i]);
+    if (!source) continue;
+    auto& mine = layers_[i]->blobs();
+    if (source->blobs().size() != mine.size()) {
+      return InvalidArgument("layer '" + layer_names_[i] + "' has " + std::to_string(mine.size()) +
+                             " parameter blobs in one net and " +
+                             std::to_string(source->blobs().size()) + " in the other");
+    }
+    for (size_t j = 0; j < mine.size(); ++j) {
+      if (mine[j]->shape() != source->blobs()[j]->shape()) {
+        return InvalidArgument("layer '" + layer_names_[i] + "' parameter " + std::to_string(j) +
+                               ": shape " + mine[j]->ShapeString() + " vs " +
+                               source->blobs()[j]->ShapeString());
+      }
+      mine[j]->ShareData(*source->blobs()[j]);
+    }
+  }
+  return Status::Ok();
+}
+
+void Net::ToProto(NetParameter* param, bool write_diff) const {
+  param->Clear();
+  param->set_name(name_);
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    LayerParameter* lp = param->add_layer();
+    *lp = layers_[i]->layer_param();
+    lp->clear_blobs();
+    for (const auto& blob : layers_[i]->blobs()) blob->ToProto(lp->add_blobs(), write_diff);
+  }
+}
+
+}  // namespace dtrain

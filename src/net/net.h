@@ -1,0 +1,117 @@
+// Net: a graph of Layers over named Tensors, built from a NetParameter for one phase.
+//
+// Build steps (Caffe's): legacy inputs → Input layer, phase/stage/level filtering, split
+// insertion, then each layer is created from the registry, wired to its bottoms (which must be
+// produced by an earlier layer) and tops (new tensors, or the bottom itself when a top reuses a
+// bottom's name: in-place), set up, and its learnable parameters registered with their ParamSpec
+// (lr_mult, decay_mult, and `name` for sharing one tensor between layers). Which layers and
+// bottoms need a backward pass is decided once from loss weights, lr_mult, propagate_down and
+// force_backward.
+//
+// The Net owns its layers and tensors. Forward/Backward run layer by layer on the caller's
+// thread; an after-backward hook is called with each layer's index as soon as that layer's
+// backward is done (gradient sync attaches here). Not thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "layers/layer.h"
+#include "proto/net.pb.h"
+
+namespace dtrain {
+
+class Net {
+ public:
+  using BackwardHook = std::function<void(int layer_index)>;
+
+  // `seed` seeds every layer's own random stream (fillers, dropout, data order).
+  static StatusOr<std::unique_ptr<Net>> Create(const NetParameter& param, const NetState& state,
+                                               uint64_t seed);
+
+  // Runs every layer's forward; returns the total weighted loss.
+  StatusOr<float> Forward();
+  // Runs backward from the last layer to the first, calling the hooks after each layer.
+  void Backward();
+  // Zeroes the diff of every learnable parameter (before each iteration's backward).
+  void ClearParamDiffs();
+  void AddBackwardHook(BackwardHook hook) { backward_hooks_.push_back(std::move(hook)); }
+
+  // Copies parameters from a trained net (a .caffemodel), matching layers by name. Layers absent
+  // from `trained` keep their values; a shape mismatch is an error naming layer and both shapes.
+  Status CopyTrainedLayersFrom(const NetParameter& trained);
+  // Makes this net's parameters alias `other`'s for every layer with the same name (the test net
+  // shares the train net's weights).
+  Status ShareTrainedLayersWith(const Net& other);
+  // Writes layers and their parameters, as a .caffemodel holds them.
+  void ToProto(NetParameter* param, bool write_diff = false) const;
+
+  const std::string& name() const { return name_; }
+  Phase phase() const { return phase_; }
+  const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
+  const std::vector<std::string>& layer_names() const { return layer_names_; }
+  const std::vector<TensorVec>& bottom_vecs() const { return bottom_vecs_; }
+  const std::vector<TensorVec>& top_vecs() const { return top_vecs_; }
+  const std::vector<std::vector<int>>& top_ids() const { return top_id_vecs_; }
+  const std::vector<std::vector<int>>& bottom_ids() const { return bottom_id_vecs_; }
+  bool layer_need_backward(int i) const { return layer_need_backward_[i]; }
+  const std::vector<bool>& bottom_need_backward(int i) const { return bottom_need_backward_[i]; }
+
+  const std::vector<std::string>& blob_names() const { return blob_names_; }
+  Tensor* blob_by_name(const std::string& name) const;
+  Layer* layer_by_name(const std::string& name) const;
+  // Blobs no layer consumes, in creation order (the scores a test prints).
+  const std::vector<int>& output_blob_indices() const { return output_blob_indices_; }
+  Tensor* blob(int index) const { return blobs_[index].get(); }
+  float blob_loss_weight(int index) const { return blob_loss_weights_[index]; }
+
+  // Unique learnable tensors (shared ones listed once, at their first owner), with their
+  // per-tensor learning-rate and decay multipliers.
+  const std::vector<Tensor*>& learnable_params() const { return learnable_params_; }
+  const std::vector<float>& params_lr() const { return params_lr_; }
+  const std::vector<float>& params_weight_decay() const { return params_weight_decay_; }
+  // For each layer, the indices into learnable_params() of the tensors it owns (the gradient
+  // sync buckets from these in the order backward finishes layers).
+  const std::vector<std::vector<int>>& layer_learnable_param_ids() const {
+    return layer_learnable_param_ids_;
+  }
+  // Human-readable parameter names ("conv1[0]") for logs and errors.
+  const std::vector<std::string>& learnable_param_names() const { return learnable_param_names_; }
+
+ private:
+  Net() = default;
+  Status Init(const NetParameter& param, const NetState& state, uint64_t seed);
+  Status AppendLayer(const LayerParameter& lp, int layer_index, uint64_t seed,
+                     std::map<std::string, int>* available_blobs);
+  Status AppendParams(int layer_index);
+  void DecideBackward(bool force_backward);
+
+  std::string name_;
+  Phase phase_ = TRAIN;
+  std::vector<std::unique_ptr<Layer>> layers_;
+  std::vector<std::string> layer_names_;
+  std::vector<std::shared_ptr<Tensor>> blobs_;
+  std::vector<std::string> blob_names_;
+  std::vector<float> blob_loss_weights_;
+  std::vector<TensorVec> bottom_vecs_, top_vecs_;
+  std::vector<std::vector<int>> bottom_id_vecs_, top_id_vecs_;
+  std::vector<std::vector<bool>> bottom_need_backward_;
+  std::vector<bool> layer_need_backward_;
+  std::vector<bool> blob_need_backward_;
+  std::vector<int> output_blob_indices_;
+
+  std::vector<Tensor*> learnable_params_;
+  std::vector<float> params_lr_, params_weight_decay_;
+  std::vector<std::string> learnable_param_names_;
+  std::vector<std::vector<int>> layer_learnable_param_ids_;
+  std::map<std::string, int> shared_param_owner_;  // ParamSpec name -> learnable index
+
+  std::vector<BackwardHook> backward_hooks_;
+};
+
+}  // namespace dtrain

@@ -1,0 +1,83 @@
+// Caffe's adaptive update rules. `h` is the first history tensor, `u` the second (AdaDelta's
+// accumulated updates, Adam's second moment); `d` enters as the gradient and leaves as the step.
+#include <cmath>
+
+#include "solver/sgd_solvers.h"
+
+namespace dtrain {
+
+void NesterovSolver::ComputeUpdateValue(int param_id, float rate) {
+  Tensor* p = net_->learnable_params()[param_id];
+  const float local_rate = rate * net_->params_lr()[param_id];
+  const float momentum = param_.momentum();
+  float* h = history_[param_id]->mutable_data();
+  float* d = p->mutable_diff();
+  for (int64_t j = 0; j < p->count(); ++j) {
+    const float previous = h[j];
+    h[j] = momentum * h[j] + local_rate * d[j];
+    d[j] = (1 + momentum) * h[j] - momentum * previous;
+  }
+}
+
+void AdaGradSolver::ComputeUpdateValue(int param_id, float rate) {
+  Tensor* p = net_->learnable_params()[param_id];
+  const float local_rate = rate * net_->params_lr()[param_id];
+  const float delta = param_.delta();
+  float* h = history_[param_id]->mutable_data();
+  float* d = p->mutable_diff();
+  for (int64_t j = 0; j < p->count(); ++j) {
+    h[j] += d[j] * d[j];
+    d[j] = local_rate * d[j] / (std::sqrt(h[j]) + delta);
+  }
+}
+
+void RmsPropSolver::ComputeUpdateValue(int param_id, float rate) {
+  Tensor* p = net_->learnable_params()[param_id];
+  const float local_rate = rate * net_->params_lr()[param_id];
+  const float decay = param_.rms_decay();
+  const float delta = param_.delta();
+  float* h = history_[param_id]->mutable_data();
+  float* d = p->mutable_diff();
+  for (int64_t j = 0; j < p->count(); ++j) {
+    h[j] = decay * h[j] + (1 - decay) * d[j] * d[j];
+    d[j] = local_rate * d[j] / (std::sqrt(h[j]) + delta);
+  }
+}
+
+void AdaDeltaSolver::ComputeUpdateValue(int param_id, float rate) {
+  Tensor* p = net_->learnable_params()[param_id];
+  const size_t n = net_->learnable_params().size();
+  const float local_rate = rate * net_->params_lr()[param_id];
+  const float momentum = param_.momentum();
+  const float delta = param_.delta();
+  float* h = history_[param_id]->mutable_data();
+  float* u = history_[n + param_id]->mutable_data();
+  float* d = p->mutable_diff();
+  for (int64_t j = 0; j < p->count(); ++j) {
+    h[j] = momentum * h[j] + (1 - momentum) * d[j] * d[j];
+    d[j] = d[j] * std::sqrt(u[j] + delta) / std::sqrt(h[j] + delta);
+    u[j] = momentum * u[j] + (1 - momentum) * d[j] * d[j];
+    d[j] *= local_rate;
+  }
+}
+
+void AdamSolver::ComputeUpdateValue(int param_id, float rate) {
+  Tensor* p = net_->learnable_params()[param_id];
+  const size_t n = net_->learnable_params().size();
+  const float local_rate = rate * net_->params_lr()[param_id];
+  const float beta1 = param_.momentum();
+  const float beta2 = param_.momentum2();
+  const float eps = param_.delta();
+  const int t = iter_ + 1;
+  const float correction = std::sqrt(1 - std::pow(beta2, t)) / (1 - std::pow(beta1, t));
+  float* m = history_[param_id]->mutable_data();
+  float* v = history_[n + param_id]->mutable_data();
+  float* d = p->mutable_diff();
+  for (int64_t j = 0; j < p->count(); ++j) {
+    m[j] = beta1 * m[j] + (1 - beta1) * d[j];
+    v[j] = beta2 * v[j] + (1 - beta2) * d[j] * d[j];
+    d[j] = local_rate * correction * m[j] / (std::sqrt(v[j]) + eps);
+  }
+}
+
+}  // namespace dtrain

@@ -1,0 +1,145 @@
+#include "solver/sgd_solvers.h"
+
+#include <cmath>
+#include <map>
+
+#include "core/logging.h"
+#include "solver/lr_policy.h"
+
+namespace dtrain {
+
+template <typename T>
+StatusOr<std::unique_ptr<Solver>> MakeSolver(const SolverParameter& param) {
+  std::unique_ptr<T> solver(new T(param));
+  DT_RETURN_IF_ERROR(solver->Init());
+  solver->InitHistory();
+  return std::unique_ptr<Solver>(std::move(solver));
+}
+
+StatusOr<std::unique_ptr<Solver>> CreateSolver(const SolverParameter& param) {
+  static const char* kLegacyNames[] = {"SGD", "Nesterov", "AdaGrad", "RMSProp", "AdaDelta", "Adam"};
+  std::string type = param.type();
+  if (!param.has_type() && param.has_solver_type()) type = kLegacyNames[param.solver_type()];
+  if (type == "SGD") return MakeSolver<SgdSolver>(param);
+  if (type == "Nesterov") return MakeSolver<NesterovSolver>(param);
+  if (type == "AdaGrad") {
+    if (param.momentum() != 0) return InvalidArgument("AdaGrad does not use momentum; set momentum: 0");
+    return MakeSolver<AdaGradSolver>(param);
+  }
+  if (type == "RMSProp") {
+    if (param.rms_decay() < 0 || param.rms_decay() >= 1) {
+      return InvalidArgument("RMSProp needs rms_decay in [0, 1)");
+    }
+    return MakeSolver<RmsPropSolver>(param);
+  }
+  if (type == "AdaDelta") return MakeSolver<AdaDeltaSolver>(param);
+  if (type == "Adam") return MakeSolver<AdamSolver>(param);
+  return Unsupported("unknown solver type \"" + type +
+                     "\"; supported: SGD, Nesterov, AdaGrad, RMSProp, AdaDelta, Adam");
+}
+
+StatusOr<std::unique_ptr<Solver>> SgdSolver::Create(const SolverParameter& param) {
+  return MakeSolver<SgdSolver>(param);
+}
+
+void SgdSolver::InitHistory() {
+  history_.clear();
+  for (int k = 0; k < HistoryPerParam(); ++k) {
+    for (Tensor* p : net_->learnable_params()) {
+      auto h = std::make_unique<Tensor>(p->shape());
+      h->SetData(0.f);
+      history_.push_back(std::move(h));
+    }
+  }
+}
+
+void SgdSolver::ApplyUpdate() {
+  const float rate = LearningRate(param_, iter_);
+  if (param_.lr_policy() == "multistep") {
+    while (current_step_ < param_.stepvalue_size() && iter_ >= param_.stepvalue(current_step_)) {
+      ++current_step_;
+      DT_LOG(INFO) << "MultiStep Status: Iteration " << iter_ << ", step = " << current_step_;
+    }
+  }
+  ClipGradients();
+  const auto& params = net_->learnable_params();
+  for (int i = 0; i < static_cast<int>(params.size()); ++i) {
+    Normalize(i);
+    Regularize(i);
+    ComputeUpdateValue(i, rate);
+  }
+  for (Tensor* p : params) {
+    float* data = p->mutable_data();
+    const float* diff = p->diff();
+    for (int64_t j = 0; j < p->count(); ++j) data[j] -= diff[j];
+  }
+}
+
+void SgdSolver::ClipGradients() {
+  const float clip = param_.clip_gradients();
+  if (clip < 0) return;
+  double sumsq = 0;
+  for (Tensor* p : net_->learnable_params()) {
+    for (int64_t j = 0; j < p->count(); ++j) sumsq += static_cast<double>(p->diff()[j]) * p->diff()[j];
+  }
+  const float norm = static_cast<float>(std::sqrt(sumsq));
+  if (norm <= clip) return;
+  DT_LOG(INFO) << "Gradient clipping: scaling down gradients (L2 norm " << norm << " > " << clip
+               << ") by scale factor " << clip / norm;
+  for (Tensor* p : net_->learnable_params()) {
+    float* d = p->mutable_diff();
+    for (int64_t j = 0; j < p->count(); ++j) d[j] *= clip / norm;
+  }
+}
+
+void SgdSolver::Normalize(int param_id) {
+  if (param_.iter_size() == 1) return;
+  Tensor* p = net_->learnable_params()[param_id];
+  const float scale = 1.f / static_cast<float>(param_.iter_size());
+  float* d = p->mutable_diff();
+  for (int64_t j = 0; j < p->count(); ++j) d[j] *= scale;
+}
+
+void SgdSolver::Regularize(int param_id) {
+  Tensor* p = net_->learnable_params()[param_id];
+  const float decay = param_.weight_decay() * net_->params_weight_decay()[param_id];
+  if (decay == 0.f) return;
+  const float* x = p->data();
+  float* d = p->mutable_diff();
+  if (param_.regularization_type() == "L2") {
+    for (int64_t j = 0; j < p->count(); ++j) d[j] += decay * x[j];
+  } else if (param_.regularization_type() == "L1") {
+    for (int64_t j = 0; j < p->count(); ++j) d[j] += decay * static_cast<float>((x[j] > 0) - (x[j] < 0));
+  }
+}
+
+void SgdSolver::ComputeUpdateValue(int param_id, float rate) {
+  Tensor* p = net_->learnable_params()[param_id];
+  const float local_rate = rate * net_->params_lr()[param_id];
+  const float momentum = param_.momentum();
+  float* h = history_[param_id]->mutable_data();
+  float* d = p->mutable_diff();
+  for (int64_t j = 0; j < p->count(); ++j) {
+    h[j] = local_rate * d[j] + momentum * h[j];
+    d[j] = h[j];
+  }
+}
+
+void SgdSolver::SnapshotSolverState(SolverState* state) const {
+  for (const auto& h : history_) h->ToProto(state->add_history(), false);
+}
+
+Status SgdSolver::RestoreSolverState(const SolverState& state) {
+  if (state.history_size() != static_cast<int>(history_.size())) {
+    return DataLoss("solver state has " + std::to_string(state.history_size()) +
+                    " history blobs, the " + std::string(type()) + " solver for this net needs " +
+                    std::to_string(history_.size()));
+  }
+  for (size_t i = 0; i < history_.size(); ++i) {
+    DT_RETURN_IF_ERROR(history_[i]->FromProto(state.history(static_cast<int>(i)), false)
+                           .WithContext("history blob " + std::to_string(i)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace dtrain

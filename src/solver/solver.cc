@@ -1,0 +1,343 @@
+#include "solver/solver.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/logging.h"
+#include "core/proto_io.h"
+#include "solver/lr_policy.h"
+
+namespace dtrain {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+StatusOr<NetParameter> LoadNet(const std::string& path) {
+  NetParameter param;
+  DT_RETURN_IF_ERROR(ReadTextProto(path, &param));
+  return param;
+}
+
+// The number of images one forward pass consumes: the batch dimension of the first layer's top.
+int BatchSize(const Net& net) {
+  if (net.top_vecs().empty() || net.top_vecs()[0].empty()) return 0;
+  const Tensor* t = net.top_vecs()[0][0];
+  return t->num_axes() > 0 ? t->shape(0) : 1;
+}
+
+std::string FormatSeconds(double s) {
+  char buf[32];
+  const long total = static_cast<long>(s + 0.5);
+  if (total >= 3600) {
+    std::snprintf(buf, sizeof(buf), "%ldh%02ldm", total / 3600, (total % 3600) / 60);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%ldm%02lds", total / 60, total % 60);
+  }
+  return buf;
+}
+
+}  // namespace
+
+Status Solver::Init() {
+  if (param_.solver_mode() == SolverParameter::GPU) {
+    DT_LOG(INFO) << "solver_mode: GPU requested; dtrain trains on the CPU.";
+  }
+  DT_RETURN_IF_ERROR(ValidateLrPolicy(param_));
+  if (param_.iter_size() < 1) return InvalidArgument("iter_size must be at least 1");
+  if (param_.average_loss() < 1) return InvalidArgument("average_loss must be at least 1");
+  if (param_.snapshot_format() == SolverParameter::HDF5) {
+    return Unsupported("snapshot_format: HDF5 is not supported; use BINARYPROTO");
+  }
+  DT_RETURN_IF_ERROR(InitTrainNet());
+  DT_RETURN_IF_ERROR(InitTestNets());
+  images_per_iteration_ = BatchSize(*net_) * param_.iter_size();
+  return Status::Ok();
+}
+
+Status Solver::InitTrainNet() {
+  const int sources = param_.has_net() + param_.has_net_param() + param_.has_train_net() +
+                      param_.has_train_net_param();
+  if (sources != 1) {
+    return InvalidArgument("the solver must name exactly one train net (net, net_param, "
+                           "train_net or train_net_param); it names " + std::to_string(sources));
+  }
+  NetParameter net_param;
+  if (param_.has_train_net_param()) {
+    net_param = param_.train_net_param();
+  } else if (param_.has_net_param()) {
+    net_param = param_.net_param();
+  } else {
+    const std::string path = param_.has_train_net() ? param_.train_net() : param_.net();
+    DT_LOG(INFO) << "Creating training net from file: " << path;
+    DT_ASSIGN_OR_RETURN(net_param, LoadNet(path));
+  }
+  NetState state;
+  state.set_phase(TRAIN);
+  state.MergeFrom(net_param.state());
+  state.MergeFrom(param_.train_state());
+  state.set_phase(TRAIN);
+  DT_ASSIGN_OR_RETURN(net_, Net::Create(net_param, state, param_.random_seed() < 0 ? 1701
+                                                                 : param_.random_seed()));
+  return Status::Ok();
+}
+
+Status Solver::InitTestNets() {
+  std::vector<NetParameter> sources;
+  for (const NetParameter& p : param_.test_net_param()) sources.push_back(p);
+  for (const std::string& path : param_.test_net()) {
+    DT_ASSIGN_OR_RETURN(NetParameter p, LoadNet(path));
+    sources.push_back(p);
+  }
+  const int explicit_nets = static_cast<int>(sources.size());
+  const int general_nets = param_.has_net() || param_.has_net_param();
+  int total = explicit_nets;
+  if (general_nets) {
+    // The general net doubles as test net(s): one per test_iter beyond the explicit ones.
+    total = std::max(explicit_nets, param_.test_iter_size());
+    NetParameter general;
+    if (param_.has_net_param()) {
+      general = param_.net_param();
+    } else {
+      DT_ASSIGN_OR_RETURN(general, LoadNet(param_.net()));
+    }
+    while (static_cast<int>(sources.size()) < total) sources.push_back(general);
+  }
+  if (param_.test_iter_size() != total) {
+    return InvalidArgument("test_iter must be given once per test net: " +
+                           std::to_string(total) + " test net(s), " +
+                           std::to_string(param_.test_iter_size()) + " test_iter value(s)");
+  }
+  if (param_.test_state_size() > 0 && param_.test_state_size() != total) {
+    return InvalidArgument("test_state must be given once per test net");
+  }
+  if (total > 0 && param_.test_interval() <= 0) {
+    return InvalidArgument("test nets are given, so test_interval must be positive");
+  }
+  const uint64_t seed = param_.random_seed() < 0 ? 1701 : param_.random_seed();
+  for (int i = 0; i < total; ++i) {
+    NetState state;
+    state.set_phase(TEST);
+    state.MergeFrom(sources[i].state());
+    if (param_.test_state_size() > 0) state.MergeFrom(param_.test_state(i));
+    state.set_phase(TEST);
+    DT_LOG(INFO) << "Creating test net (#" << i << ")";
+    DT_ASSIGN_OR_RETURN(auto net, Net::Create(sources[i], state, DeriveSeed(seed, 1000 + i)));
+    DT_RETURN_IF_ERROR(net->ShareTrainedLayersWith(*net_));
+    test_nets_.push_back(std::move(net));
+  }
+  return Status::Ok();
+}
+
+Status Solver::Solve() {
+  DT_LOG(INFO) << "Solving " << net_->name();
+  DT_LOG(INFO) << "Learning Rate Policy: " << param_.lr_policy();
+  max_iter_for_eta_ = param_.max_iter();
+  DT_RETURN_IF_ERROR(Step(param_.max_iter() - iter_));
+  if (param_.snapshot_after_train() && (param_.snapshot() == 0 || iter_ % param_.snapshot() != 0)) {
+    DT_RETURN_IF_ERROR(Snapshot());
+  }
+  if (param_.display() && iter_ % param_.display() == 0) {
+    const int average_loss = param_.average_loss();
+    DT_LOG(INFO) << "Iteration " << iter_ << ", loss = " << smoothed_loss_;
+    (void)average_loss;
+  }
+  if (param_.test_interval() && iter_ % param_.test_interval() == 0) {
+    DT_ASSIGN_OR_RETURN(auto reports, TestAll());
+    (void)reports;
+  }
+  DT_LOG(INFO) << "Optimization Done.";
+  return Status::Ok();
+}
+
+Status Solver::Step(int iters) {
+  const int start_iter = iter_;
+  const int stop_iter = iter_ + iters;
+  if (max_iter_for_eta_ == 0) max_iter_for_eta_ = stop_iter;
+  losses_.clear();
+  smoothed_loss_ = 0.f;
+  auto interval_start = Clock::now();
+  int interval_iters = 0;
+  while (iter_ < stop_iter) {
+    net_->ClearParamDiffs();
+    if (param_.test_interval() && iter_ % param_.test_interval() == 0 &&
+        (iter_ > 0 || param_.test_initialization()) && !test_nets_.empty()) {
+      DT_ASSIGN_OR_RETURN(auto reports, TestAll());
+      (void)reports;
+      interval_start = Clock::now();  // test time is not training throughput
+      interval_iters = 0;
+    }
+    float loss = 0.f;
+    for (int i = 0; i < param_.iter_size(); ++i) {
+      DT_ASSIGN_OR_RETURN(float l, net_->Forward());
+      net_->Backward();
+      loss += l;
+    }
+    loss /= static_cast<float>(param_.iter_size());
+    UpdateSmoothedLoss(loss, start_iter, param_.average_loss());
+    ++interval_iters;
+    if (param_.display() && iter_ % param_.display() == 0) {
+      const double seconds =
+          std::chrono::duration<double>(Clock::now() - interval_start).count();
+      Display(seconds, interval_iters);
+      interval_start = Clock::now();
+      interval_iters = 0;
+    }
+    ApplyUpdate();
+    ++iter_;
+    if (!std::isfinite(smoothed_loss_)) {
+      return InvalidArgument("training diverged: loss is " + std::to_string(smoothed_loss_) +
+                             " at iteration " + std::to_string(iter_) +
+                             " (try a smaller base_lr)");
+    }
+    if (param_.snapshot() && iter_ % param_.snapshot() == 0) DT_RETURN_IF_ERROR(Snapshot());
+  }
+  return Status::Ok();
+}
+
+void Solver::UpdateSmoothedLoss(float loss, int start_iter, int average_loss) {
+  if (static_cast<int>(losses_.size()) < average_loss) {
+    losses_.push_back(loss);
+    const int n = static_cast<int>(losses_.size());
+    smoothed_loss_ = (smoothed_loss_ * (n - 1) + loss) / n;
+  } else {
+    const int idx = (iter_ - start_iter) % average_loss;
+    smoothed_loss_ += (loss - losses_[idx]) / average_loss;
+    losses_[idx] = loss;
+  }
+}
+
+void Solver::Display(double seconds, int iters) {
+  IterationReport report;
+  report.iter = iter_;
+  report.loss = smoothed_loss_;
+  report.learning_rate = LearningRate(param_, iter_);
+  report.iters_per_second = seconds > 0 ? iters / seconds : 0;
+  report.images_per_second = report.iters_per_second * images_per_iteration_;
+  report.seconds_left =
+      report.iters_per_second > 0 ? (max_iter_for_eta_ - iter_) / report.iters_per_second : 0;
+  char rates[160];
+  std::snprintf(rates, sizeof(rates), "%.4g iter/s, %.4gs/%d iters, %.1f img/s, %s left",
+                report.iters_per_second, seconds, iters, report.images_per_second,
+                FormatSeconds(report.seconds_left).c_str());
+  DT_LOG(INFO) << "Iteration " << iter_ << " (" << rates << "), loss = " << smoothed_loss_;
+  int score_index = 0;
+  for (int id : net_->output_blob_indices()) {
+    const Tensor* blob = net_->blob(id);
+    const float w = net_->blob_loss_weight(id);
+    for (int64_t k = 0; k < blob->count(); ++k) {
+      const float v = blob->data()[k];
+      std::string suffix;
+      if (w != 0.f) suffix = " (* " + std::to_string(w) + " = " + std::to_string(w * v) + " loss)";
+      DT_LOG(INFO) << "    Train net output #" << score_index++ << ": "
+                   << net_->blob_names()[id] << " = " << v << suffix;
+      report.outputs.push_back({net_->blob_names()[id], v, w});
+    }
+  }
+  DT_LOG(INFO) << "Iteration " << iter_ << ", lr = " << report.learning_rate;
+  for (const auto& o : display_observers_) o(report);
+}
+
+StatusOr<std::vector<TestReport>> Solver::TestAll() {
+  std::vector<TestReport> reports;
+  for (int i = 0; i < static_cast<int>(test_nets_.size()); ++i) {
+    DT_ASSIGN_OR_RETURN(TestReport r, Test(i));
+    reports.push_back(r);
+  }
+  return reports;
+}
+
+StatusOr<TestReport> Solver::Test(int test_net_id) {
+  DT_LOG(INFO) << "Iteration " << iter_ << ", Testing net (#" << test_net_id << ")";
+  Net& net = *test_nets_[test_net_id];
+  std::vector<double> sums;
+  double loss = 0;
+  const int iterations = param_.test_iter(test_net_id);
+  for (int i = 0; i < iterations; ++i) {
+    DT_ASSIGN_OR_RETURN(float l, net.Forward());
+    loss += l;
+    size_t k = 0;
+    for (int id : net.output_blob_indices()) {
+      const Tensor* blob = net.blob(id);
+      for (int64_t j = 0; j < blob->count(); ++j, ++k) {
+        if (sums.size() <= k) sums.push_back(0);
+        sums[k] += blob->data()[j];
+      }
+    }
+  }
+  if (param_.test_compute_loss()) {
+    DT_LOG(INFO) << "Test loss: " << loss / std::max(1, iterations);
+  }
+  TestReport report;
+  report.iter = iter_;
+  report.net_id = test_net_id;
+  size_t k = 0;
+  for (int id : net.output_blob_indices()) {
+    const Tensor* blob = net.blob(id);
+    const float w = net.blob_loss_weight(id);
+    for (int64_t j = 0; j < blob->count(); ++j, ++k) {
+      const float mean = static_cast<float>(sums[k] / std::max(1, iterations));
+      std::string suffix;
+      if (w != 0.f) {
+        suffix = " (* " + std::to_string(w) + " = " + std::to_string(w * mean) + " loss)";
+      }
+      DT_LOG(INFO) << "    Test net output #" << k << ": " << net.blob_names()[id] << " = "
+                   << mean << suffix;
+      report.scores.push_back({net.blob_names()[id], mean, w});
+    }
+  }
+  for (const auto& o : test_observers_) o(report);
+  return report;
+}
+
+std::string Solver::SnapshotFilename(const std::string& extension) const {
+  return param_.snapshot_prefix() + "_iter_" + std::to_string(iter_) + extension;
+}
+
+Status Solver::Snapshot() {
+  if (!param_.has_snapshot_prefix()) {
+    return InvalidArgument("cannot snapshot: the solver has no snapshot_prefix");
+  }
+  const std::string model_path = SnapshotFilename(".caffemodel");
+  NetParameter weights;
+  net_->ToProto(&weights, param_.snapshot_diff());
+  DT_LOG(INFO) << "Snapshotting to binary proto file " << model_path;
+  DT_RETURN_IF_ERROR(WriteBinaryProtoAtomically(model_path, weights));
+
+  SolverState state;
+  state.set_iter(iter_);
+  state.set_learned_net(model_path);
+  state.set_current_step(current_step_);
+  SnapshotSolverState(&state);
+  for (size_t i = 0; i < net_->layers().size(); ++i) {
+    const std::string layer_state = net_->layers()[i]->SaveState();
+    if (layer_state.empty()) continue;
+    LayerState* s = state.add_layer_state();
+    s->set_layer(net_->layer_names()[i]);
+    s->set_state(layer_state);
+  }
+  const std::string state_path = SnapshotFilename(".solverstate");
+  DT_LOG(INFO) << "Snapshotting solver state to binary proto file " << state_path;
+  return WriteBinaryProtoAtomically(state_path, state);
+}
+
+Status Solver::Restore(const std::string& path) {
+  DT_LOG(INFO) << "Restoring previous solver status from " << path;
+  SolverState state;
+  DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
+  if (state.has_learned_net()) {
+    NetParameter weights;
+    DT_RETURN_IF_ERROR(ReadBinaryProto(state.learned_net(), &weights));
+    DT_RETURN_IF_ERROR(net_->CopyTrainedLayersFrom(weights).WithContext(state.learned_net()));
+  }
+  iter_ = state.iter();
+  current_step_ = state.current_step();
+  DT_RETURN_IF_ERROR(RestoreSolverState(state).WithContext(path));
+  for (const LayerState& s : state.layer_state()) {
+    Layer* layer = net_->layer_by_name(s.layer());
+    if (!layer) continue;
+    DT_RETURN_IF_ERROR(layer->RestoreState(s.state()).WithContext(path + ": layer '" + s.layer() + "'"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace dtrain

@@ -1,0 +1,108 @@
+// Solver: Caffe's training loop over a train net and its test nets.
+//
+// Each iteration: zero parameter diffs, forward+backward `iter_size` times, then ApplyUpdate
+// (the update rule of the subclass: SGD, Nesterov, AdaGrad, RMSProp, AdaDelta, Adam). Test nets
+// share the train net's weights and run every `test_interval` iterations. Snapshots
+// (<prefix>_iter_<N>.caffemodel and .solverstate, Caffe's names) are written atomically; Restore
+// continues a run bit for bit, including every layer's random stream and data position.
+//
+// Progress goes to the log in Caffe's line format and to observers (metrics files, progress
+// lines). The solver owns its nets. Not thread-safe.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "net/net.h"
+#include "proto/solver.pb.h"
+
+namespace dtrain {
+
+struct NamedValue {
+  std::string name;
+  float value;
+  float loss_weight;
+};
+
+// One display event: what Caffe logs every `display` iterations.
+struct IterationReport {
+  int iter = 0;
+  float loss = 0.f;  // smoothed over average_loss iterations
+  float learning_rate = 0.f;
+  double iters_per_second = 0;
+  double images_per_second = 0;
+  double seconds_left = 0;
+  std::vector<NamedValue> outputs;
+};
+
+// One test pass of test net `net_id`.
+struct TestReport {
+  int iter = 0;
+  int net_id = 0;
+  std::vector<NamedValue> scores;
+};
+
+class Solver {
+ public:
+  using DisplayObserver = std::function<void(const IterationReport&)>;
+  using TestObserver = std::function<void(const TestReport&)>;
+
+  virtual ~Solver() = default;
+
+  // Trains until max_iter, then snapshots (snapshot_after_train) and tests once more.
+  Status Solve();
+  Status Step(int iters);
+  // Resumes from a .solverstate written by Snapshot (also Caffe's).
+  Status Restore(const std::string& solverstate_path);
+  // Writes <prefix>_iter_<iter>.caffemodel and .solverstate atomically.
+  Status Snapshot();
+  StatusOr<std::vector<TestReport>> TestAll();
+  StatusOr<TestReport> Test(int test_net_id);
+
+  void AddDisplayObserver(DisplayObserver o) { display_observers_.push_back(std::move(o)); }
+  void AddTestObserver(TestObserver o) { test_observers_.push_back(std::move(o)); }
+
+  Net& net() { return *net_; }
+  const std::vector<std::unique_ptr<Net>>& test_nets() const { return test_nets_; }
+  const SolverParameter& param() const { return param_; }
+  int iter() const { return iter_; }
+  virtual const char* type() const = 0;
+
+ protected:
+  explicit Solver(const SolverParameter& param) : param_(param) {}
+  Status Init();
+
+  // The subclass's update: turns the accumulated diffs into steps and applies them.
+  virtual void ApplyUpdate() = 0;
+  virtual void SnapshotSolverState(SolverState* state) const = 0;
+  virtual Status RestoreSolverState(const SolverState& state) = 0;
+
+  SolverParameter param_;
+  int iter_ = 0;
+  int current_step_ = 0;
+  std::unique_ptr<Net> net_;
+  std::vector<std::unique_ptr<Net>> test_nets_;
+
+ private:
+  Status InitTrainNet();
+  Status InitTestNets();
+  void UpdateSmoothedLoss(float loss, int start_iter, int average_loss);
+  void Display(double seconds_for_interval, int iters_in_interval);
+  std::string SnapshotFilename(const std::string& extension) const;
+
+  std::vector<float> losses_;
+  float smoothed_loss_ = 0.f;
+  int images_per_iteration_ = 0;
+  int max_iter_for_eta_ = 0;
+  std::vector<DisplayObserver> display_observers_;
+  std::vector<TestObserver> test_observers_;
+};
+
+// Creates the solver named by `type` (or the legacy `solver_type`), validating the parameters.
+StatusOr<std::unique_ptr<Solver>> CreateSolver(const SolverParameter& param);
+
+}  // namespace dtrain

@@ -1,0 +1,74 @@
+// Helpers for the data tests: a temporary directory removed at the end of the test, and small
+// LMDBs of Datum records built with LmdbWriter.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "data/datum.h"
+#include "data/lmdb_db.h"
+
+namespace dtrain::testing {
+
+// A fresh directory under the system temp dir, removed (with its contents) on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = std::filesystem::temp_directory_path() /
+            ("dtrain_data_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++) +
+             "_" + std::to_string(ticks));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  // The path of `name` inside the directory.
+  std::string Path(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Writes raw bytes to a file.
+inline void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+}
+
+// Record i of TinyDatum: channels x height x width bytes with value (i * 16 + j) % 256 at CHW
+// index j, and label i * 10.
+inline Datum TinyDatum(int i, int channels, int height, int width) {
+  std::vector<uint8_t> pixels(static_cast<size_t>(channels) * height * width);
+  for (size_t j = 0; j < pixels.size(); ++j) pixels[j] = static_cast<uint8_t>((i * 16 + j) % 256);
+  return MakeDatum(channels, height, width, pixels.data(), i * 10);
+}
+
+// An LMDB at `path` holding `count` TinyDatum records under keys "%08d".
+inline void WriteTinyLmdb(const std::string& path, int count, int channels, int height, int width) {
+  auto writer = LmdbWriter::Create(path);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  for (int i = 0; i < count; ++i) {
+    ASSERT_TRUE((*writer)
+                    ->Put(RecordKey(i), TinyDatum(i, channels, height, width).SerializeAsString())
+                    .ok());
+  }
+  Status closed = (*writer)->Close();
+  ASSERT_TRUE(closed.ok()) << closed.message();
+}
+
+}  // namespace dtrain::testing

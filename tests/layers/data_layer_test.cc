@@ -1,0 +1,253 @@
+#include "layers/data_layer.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../data/data_test_util.h"
+#include "layers/registry.h"
+
+namespace dtrain {
+namespace {
+
+using testing::TempDir;
+
+LayerParameter DataParam(const std::string& source, int batch_size) {
+  LayerParameter p;
+  p.set_name("data");
+  p.set_type("Data");
+  p.add_top("data");
+  p.add_top("label");
+  p.mutable_data_param()->set_source(source);
+  p.mutable_data_param()->set_batch_size(batch_size);
+  p.mutable_data_param()->set_backend(DataParameter::LMDB);
+  return p;
+}
+
+std::unique_ptr<Layer> Make(const LayerParameter& p, Phase phase = TEST) {
+  LayerContext context;
+  context.phase = phase;
+  auto layer = CreateLayer(p, context);
+  EXPECT_TRUE(layer.ok()) << layer.status().message();
+  return layer.ok() ? std::move(layer).value() : nullptr;
+}
+
+class DataLayerTest : public ::testing::Test {
+ protected:
+  // Forward once; expects the batch to hold TinyDatum records `records` (1x2x2 each).
+  void ExpectBatch(Layer* layer, const std::vector<int>& records) {
+    float loss = -1.f;
+    Status s = layer->Forward({}, top_, &loss);
+    ASSERT_TRUE(s.ok()) << s.message();
+    const int n = static_cast<int>(records.size());
+    ASSERT_EQ(data_.shape(), (std::vector<int>{n, 1, 2, 2}));
+    ASSERT_EQ(label_.shape(), (std::vector<int>{n}));
+    for (int b = 0; b < n; ++b) {
+      EXPECT_EQ(label_.data()[b], records[b] * 10.f) << "item " << b;
+      for (int j = 0; j < 4; ++j) {
+        EXPECT_EQ(data_.data()[b * 4 + j], static_cast<float>(records[b] * 16 + j))
+            << "item " << b << " value " << j;
+      }
+    }
+    EXPECT_EQ(loss, 0.f);
+  }
+
+  TempDir dir_;
+  Tensor data_, label_;
+  TensorVec top_{&data_, &label_};
+};
+
+TEST_F(DataLayerTest, ReadsInOrderAndWrapsRound) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
+  auto layer = Make(DataParam(dir_.Path("db"), 2));
+  ASSERT_TRUE(layer);
+  Status s = layer->Setup({}, top_);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(data_.shape(), (std::vector<int>{2, 1, 2, 2}));
+  EXPECT_EQ(label_.shape(), (std::vector<int>{2}));
+  ExpectBatch(layer.get(), {0, 1});
+  ExpectBatch(layer.get(), {2, 3});
+  ExpectBatch(layer.get(), {4, 0});
+  ExpectBatch(layer.get(), {1, 2});
+}
+
+TEST_F(DataLayerTest, AppliesTheTransformation) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 3, 1, 3, 3);
+  LayerParameter p = DataParam(dir_.Path("db"), 2);
+  p.mutable_transform_param()->set_crop_size(1);
+  p.mutable_transform_param()->set_scale(0.5f);
+  p.mutable_transform_param()->add_mean_value(2.f);
+  auto layer = Make(p, TEST);
+  ASSERT_TRUE(layer->Setup({}, top_).ok());
+  EXPECT_EQ(data_.shape(), (std::vector<int>{2, 1, 1, 1}));
+  float loss;
+  ASSERT_TRUE(layer->Forward({}, top_, &loss).ok());
+  // The centre pixel (index 4) of records 0 and 1: (16 i + 4 - 2) * 0.5.
+  EXPECT_EQ(data_.data()[0], 1.f);
+  EXPECT_EQ(data_.data()[1], 9.f);
+  EXPECT_EQ(label_.data()[1], 10.f);
+}
+
+TEST_F(DataLayerTest, DataTopAlone) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 2, 1, 2, 2);
+  LayerParameter p = DataParam(dir_.Path("db"), 3);
+  p.clear_top();
+  p.add_top("data");
+  auto layer = Make(p);
+  TensorVec top = {&data_};
+  ASSERT_TRUE(layer->Setup({}, top).ok());
+  float loss;
+  ASSERT_TRUE(layer->Forward({}, top, &loss).ok());
+  EXPECT_EQ(data_.shape(), (std::vector<int>{3, 1, 2, 2}));
+  EXPECT_EQ(data_.data()[8], 0.f);  // record 0 again, after the wrap
+}
+
+TEST_F(DataLayerTest, ShardReadsEveryCountthRecord) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
+  auto layer = Make(DataParam(dir_.Path("db"), 2));
+  auto* data_layer = static_cast<DataLayer*>(layer.get());
+  data_layer->SetShard(1, 2);
+  ASSERT_TRUE(layer->Setup({}, top_).ok());
+  // Positions 1, 3, 5, 7, 9, 11 of the wrapping sequence 0 1 2 3 4 0 1 2 3 4 0 1 ...
+  ExpectBatch(layer.get(), {1, 3});
+  ExpectBatch(layer.get(), {0, 2});
+  ExpectBatch(layer.get(), {4, 1});
+}
+
+TEST_F(DataLayerTest, SetShardAfterForwardRestarts) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
+  auto layer = Make(DataParam(dir_.Path("db"), 2));
+  ASSERT_TRUE(layer->Setup({}, top_).ok());
+  ExpectBatch(layer.get(), {0, 1});
+  static_cast<DataLayer*>(layer.get())->SetShard(0, 2);
+  ExpectBatch(layer.get(), {0, 2});
+  ExpectBatch(layer.get(), {4, 1});
+}
+
+TEST_F(DataLayerTest, RandSkipStartsWithinTheSkipRange) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 6, 1, 2, 2);
+  LayerParameter p = DataParam(dir_.Path("db"), 2);
+  p.mutable_data_param()->set_rand_skip(3);
+  auto layer = Make(p);
+  ASSERT_TRUE(layer->Setup({}, top_).ok());
+  float loss;
+  ASSERT_TRUE(layer->Forward({}, top_, &loss).ok());
+  const int first = static_cast<int>(label_.data()[0]) / 10;
+  EXPECT_GE(first, 0);
+  EXPECT_LT(first, 3);
+  EXPECT_EQ(label_.data()[1], (first + 1) * 10.f);
+}
+
+TEST_F(DataLayerTest, SavedStateResumesReadPositionAndRandomCrops) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 7, 1, 4, 4);
+  LayerParameter p = DataParam(dir_.Path("db"), 3);
+  p.mutable_transform_param()->set_crop_size(2);
+  p.mutable_transform_param()->set_mirror(true);
+  auto forward = [&](Layer* layer) {
+    float loss;
+    Status s = layer->Forward({}, top_, &loss);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return std::vector<float>(data_.data(), data_.data() + data_.count());
+  };
+
+  auto a = Make(p, TRAIN);
+  ASSERT_TRUE(a->Setup({}, top_).ok());
+  forward(a.get());
+  forward(a.get());
+  const std::string state = a->SaveState();  // the prefetcher has read ahead by now
+  const std::vector<float> third = forward(a.get());
+  const std::vector<float> third_labels = {label_.data()[0], label_.data()[1], label_.data()[2]};
+  const std::vector<float> fourth = forward(a.get());
+
+  auto b = Make(p, TRAIN);
+  ASSERT_TRUE(b->Setup({}, top_).ok());
+  forward(b.get());  // b's own position and stream, then overwritten
+  Status s = b->RestoreState(state);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(forward(b.get()), third);
+  EXPECT_EQ(forward(b.get()), fourth);
+  // Records 6, 0, 1 (wrapped) came third, and 2, 3, 4 fourth.
+  EXPECT_EQ(third_labels, (std::vector<float>{60.f, 0.f, 10.f}));
+  EXPECT_EQ(label_.data()[0], 20.f);
+
+  EXPECT_EQ(b->RestoreState("garbage").code(), StatusCode::kDataLoss);
+}
+
+TEST_F(DataLayerTest, MissingSourceNamesThePathAndLayer) {
+  const std::string path = dir_.Path("missing_lmdb");
+  auto layer = Make(DataParam(path, 2));
+  Status s = layer->Setup({}, top_);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "layer 'data' (Data): LMDB '" + path + "' does not exist");
+}
+
+TEST_F(DataLayerTest, LeveldbIsUnsupported) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 2, 1, 2, 2);
+  LayerParameter p = DataParam(dir_.Path("db"), 2);
+  p.mutable_data_param()->set_backend(DataParameter::LEVELDB);
+  auto layer = Make(p);
+  Status s = layer->Setup({}, top_);
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  EXPECT_EQ(s.message(),
+            "layer 'data' (Data): backend LEVELDB is not supported; convert the data set to LMDB "
+            "and set data_param { backend: LMDB }");
+
+  // Unset (Caffe's default LEVELDB) on a directory that is not an LMDB.
+  p.mutable_data_param()->clear_backend();
+  p.mutable_data_param()->set_source(dir_.Path(""));
+  layer = Make(p);
+  s = layer->Setup({}, top_);
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  EXPECT_EQ(s.message().rfind("layer 'data' (Data): backend LEVELDB is not supported (Caffe's", 0),
+            0u)
+      << s.message();
+}
+
+TEST_F(DataLayerTest, UnsetBackendReadsAnLmdb) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 3, 1, 2, 2);
+  LayerParameter p = DataParam(dir_.Path("db"), 2);
+  p.mutable_data_param()->clear_backend();
+  auto layer = Make(p);
+  Status s = layer->Setup({}, top_);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ExpectBatch(layer.get(), {0, 1});
+}
+
+TEST_F(DataLayerTest, BadParametersAreErrors) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 2, 1, 2, 2);
+  auto layer = Make(DataParam(dir_.Path("db"), 0));
+  EXPECT_EQ(layer->Setup({}, top_).message(),
+            "layer 'data' (Data): data_param.batch_size must be positive");
+  LayerParameter crop = DataParam(dir_.Path("db"), 1);
+  crop.mutable_transform_param()->set_crop_size(3);
+  layer = Make(crop);
+  EXPECT_EQ(layer->Setup({}, top_).message(),
+            "layer 'data' (Data): crop_size 3 is larger than the image (1x2x2)");
+}
+
+TEST_F(DataLayerTest, CorruptRecordStopsForwardWithItsKey) {
+  {
+    auto writer = LmdbWriter::Create(dir_.Path("db"));
+    ASSERT_TRUE(writer.ok());
+    for (int i = 0; i < 3; ++i) {
+      Datum datum = testing::TinyDatum(i, 1, 2, 2);
+      if (i == 2) datum.mutable_data()->resize(3);
+      ASSERT_TRUE((*writer)->Put(RecordKey(i), datum.SerializeAsString()).ok());
+    }
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  auto layer = Make(DataParam(dir_.Path("db"), 2));
+  ASSERT_TRUE(layer->Setup({}, top_).ok());
+  ExpectBatch(layer.get(), {0, 1});
+  float loss;
+  Status s = layer->Forward({}, top_, &loss);
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  EXPECT_EQ(s.message(), "layer 'data' (Data): LMDB '" + dir_.Path("db") +
+                             "': record '00000002': shape 1x2x2 needs 4 uint8 values, the record "
+                             "has 3");
+}
+
+}  // namespace
+}  // namespace dtrain
