@@ -54,6 +54,7 @@ Status RunTrain(const Flags& flags) {
     return InvalidArgument("give --snapshot (resume) or --weights (fine-tune), not both");
   }
   DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
+  if (flags.Has("gpu")) DT_LOG(INFO) << "--gpu given; dtrain trains on the CPU.";
   SolverParameter param;
   DT_RETURN_IF_ERROR(ReadTextProto(flags.Get("solver"), &param));
   if (flags.Has("iterations")) {

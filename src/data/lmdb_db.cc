@@ -28,6 +28,27 @@ std::string RecordKey(int64_t index, int digits) {
 
 // ---- LmdbReader ---------------------------------------------------------------------------------
 
+// LMDB maps data.mdb into memory: reading a page past the end of a truncated file would kill the
+// process with SIGBUS, so the pages the database says it uses must all be in the file.
+Status LmdbReader::CheckNotTruncated() const {
+  MDB_envinfo info;
+  MDB_stat stat;
+  int rc = mdb_env_info(env_, &info);
+  if (rc != MDB_SUCCESS) return Error("mdb_env_info", rc);
+  rc = mdb_env_stat(env_, &stat);
+  if (rc != MDB_SUCCESS) return Error("mdb_env_stat", rc);
+  std::error_code ec;
+  const auto file_size = fs::file_size(fs::path(path_) / "data.mdb", ec);
+  if (ec) return IoError("LMDB '" + path_ + "': cannot read the size of data.mdb: " + ec.message());
+  const uint64_t needed = (static_cast<uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+  if (file_size < needed) {
+    return DataLoss("LMDB '" + path_ + "' is truncated: data.mdb has " +
+                    std::to_string(file_size) + " bytes, its pages need " +
+                    std::to_string(needed));
+  }
+  return Status::Ok();
+}
+
 StatusOr<std::unique_ptr<LmdbReader>> LmdbReader::Open(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return NotFound("LMDB '" + path + "' does not exist");
@@ -56,6 +77,7 @@ StatusOr<std::unique_ptr<LmdbReader>> LmdbReader::Open(const std::string& path) 
     rc = mdb_env_open(reader->env_, path.c_str(), flags | MDB_NOLOCK, 0664);
   }
   if (rc != MDB_SUCCESS) return reader->Error("mdb_env_open", rc);
+  DT_RETURN_IF_ERROR(reader->CheckNotTruncated());
 
   rc = mdb_txn_begin(reader->env_, nullptr, MDB_RDONLY, &reader->txn_);
   if (rc != MDB_SUCCESS) return reader->Error("mdb_txn_begin", rc);

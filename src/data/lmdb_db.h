@@ -61,6 +61,7 @@ class LmdbReader {
  private:
   explicit LmdbReader(std::string path) : path_(std::move(path)) {}
   Status Error(const char* what, int rc) const;
+  Status CheckNotTruncated() const;
   // Runs one cursor operation (MDB_FIRST, MDB_NEXT) and stores the record it lands on.
   Status Move(int op);
 

@@ -61,6 +61,21 @@ TEST(BadInput, MissingLmdbNamesThePath) {
   EXPECT_FAILS_WITH(r, "no_such_lmdb");
 }
 
+TEST(BadInput, TruncatedLmdbIsAClearError) {
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 400, 1, 28, 2);
+  const std::string mdb = dir.Path("lmdb/data.mdb");
+  std::filesystem::resize_file(mdb, std::filesystem::file_size(mdb) / 2);
+  WriteTextFile(dir.Path("net.prototxt"), R"(
+    layer { name: "d" type: "Data" top: "data" top: "label" data_param { source: "lmdb" batch_size: 4 } }
+    layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 2 } }
+    layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" })");
+  WriteTextFile(dir.Path("solver.prototxt"), "net: 'net.prototxt' base_lr: 0.1 lr_policy: 'fixed' max_iter: 1");
+  auto r = RunDtrain("train --solver=solver.prototxt", dir.Path(""));
+  EXPECT_FAILS_WITH(r, "LMDB 'lmdb' is truncated");
+  EXPECT_FAILS_WITH(r, "layer 'd' (Data)");
+}
+
 TEST(BadInput, TruncatedIdxAndCifarFilesAreClearErrorsAndWriteNothing) {
   testing::TempDir dir;
   // IDX images header for 2 images of 2x2, but only 5 of the 8 pixel bytes.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "layers/registry.h"
+#include "testing/gradient_checker.h"
 
 namespace dtrain {
 namespace {
@@ -48,6 +49,13 @@ TEST(FlattenLayerTest, BadAxisIsAnError) {
   Status s = layer->Setup({&x}, {&y});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("'flat'"), std::string::npos) << s.message();
+}
+
+TEST(FlattenLayerTest, GradientCheck) {
+  auto layer = MakeLayer(R"(name: "flat" type: "Flatten" flatten_param { axis: 1 end_axis: -2 })");
+  Tensor x({2, 3, 2, 2}), y;
+  testing::FillGaussian(&x, 3);
+  testing::CheckGradients(*layer, {&x}, {&y});
 }
 
 }  // namespace

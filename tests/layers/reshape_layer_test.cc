@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "layers/registry.h"
+#include "testing/gradient_checker.h"
 
 namespace dtrain {
 namespace {
@@ -83,6 +84,13 @@ TEST(ReshapeLayerTest, TwoMinusOnesIsAnError) {
   Status s = layer->Setup({&x}, {&y});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("'r'"), std::string::npos) << s.message();
+}
+
+TEST(ReshapeLayerTest, GradientCheck) {
+  auto layer = MakeLayer(R"(name: "r" type: "Reshape" reshape_param { shape { dim: 0 dim: -1 dim: 2 } })");
+  Tensor x({2, 3, 2, 2}), y;
+  testing::FillGaussian(&x, 3);
+  testing::CheckGradients(*layer, {&x}, {&y});
 }
 
 }  // namespace
