@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/filler.h"
+#include "layers/broadcast_axes.h"
 #include "proto/layer_params.pb.h"
 
 namespace dtrain {
@@ -19,20 +20,9 @@ Status BiasLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
     return Status::Ok();  // shape checked in Reshape
   }
   const BiasParameter& p = param_.bias_param();
-  const Tensor& x = *bottom[0];
-  if (p.axis() < -x.num_axes() || p.axis() >= x.num_axes()) {
-    return Error("axis " + std::to_string(p.axis()) + " is out of range for bottom " +
-                 x.ShapeString());
-  }
-  const int axis = x.CanonicalAxisIndex(p.axis());
-  const int num_axes = p.num_axes();
-  if (num_axes < -1 || (num_axes >= 0 && axis + num_axes > x.num_axes())) {
-    return Error("num_axes " + std::to_string(num_axes) + " from axis " + std::to_string(axis) +
-                 " does not fit bottom " + x.ShapeString());
-  }
-  std::vector<int> shape(x.shape().begin() + axis,
-                         num_axes == -1 ? x.shape().end() : x.shape().begin() + axis + num_axes);
-  blobs_.push_back(std::make_shared<Tensor>(shape));
+  StatusOr<std::vector<int>> shape = LearnedOperandShape(*bottom[0], p.axis(), p.num_axes());
+  if (!shape.ok()) return Error(shape.status().message());
+  blobs_.push_back(std::make_shared<Tensor>(*shape));
   const Status valid = ValidateFiller(p.filler());
   if (!valid.ok()) return Error(valid.message());
   Fill(p.filler(), rng_, blobs_[0].get());
@@ -42,22 +32,11 @@ Status BiasLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
 Status BiasLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   const Tensor& x = *bottom[0];
   const Tensor& b = bottom.size() > 1 ? *bottom[1] : *blobs_[0];
-  // A scalar bias lines up with any axis; 0 is as good as another.
-  const int axis_param = param_.bias_param().axis();
-  if (b.num_axes() > 0 && (axis_param < -x.num_axes() || axis_param >= x.num_axes())) {
-    return Error("axis " + std::to_string(axis_param) + " is out of range for bottom " +
-                 x.ShapeString());
-  }
-  const int axis = b.num_axes() == 0 ? 0 : x.CanonicalAxisIndex(axis_param);
-  bool fits = axis + b.num_axes() <= x.num_axes();
-  for (int i = 0; fits && i < b.num_axes(); ++i) fits = x.shape(axis + i) == b.shape(i);
-  if (!fits) {
-    return Error("bias of shape " + b.ShapeString() + " does not match bottom " + x.ShapeString() +
-                 " from axis " + std::to_string(axis));
-  }
-  outer_ = x.count(0, axis);
-  dim_ = b.count();
-  inner_ = x.count(axis + b.num_axes());
+  StatusOr<BroadcastView> view = BroadcastOver(x, b, param_.bias_param().axis(), "bias");
+  if (!view.ok()) return Error(view.status().message());
+  outer_ = view->outer;
+  dim_ = view->dim;
+  inner_ = view->inner;
   top[0]->ReshapeLike(x);
   return Status::Ok();
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/filler.h"
+#include "layers/broadcast_axes.h"
 #include "proto/layer_params.pb.h"
 
 namespace dtrain {
@@ -18,19 +19,9 @@ Status ScaleLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
                  std::to_string(blobs_.size()));
   }
   if (learned_scale && !preloaded) {
-    if (p.axis() < -x.num_axes() || p.axis() >= x.num_axes()) {
-      return Error("axis " + std::to_string(p.axis()) + " is out of range for bottom " +
-                   x.ShapeString());
-    }
-    const int axis = x.CanonicalAxisIndex(p.axis());
-    const int num_axes = p.num_axes();
-    if (num_axes < -1 || (num_axes >= 0 && axis + num_axes > x.num_axes())) {
-      return Error("num_axes " + std::to_string(num_axes) + " from axis " + std::to_string(axis) +
-                   " does not fit bottom " + x.ShapeString());
-    }
-    std::vector<int> shape(x.shape().begin() + axis,
-                           num_axes == -1 ? x.shape().end() : x.shape().begin() + axis + num_axes);
-    blobs_.push_back(std::make_shared<Tensor>(shape));
+    StatusOr<std::vector<int>> shape = LearnedOperandShape(x, p.axis(), p.num_axes());
+    if (!shape.ok()) return Error(shape.status().message());
+    blobs_.push_back(std::make_shared<Tensor>(*shape));
     FillerParameter filler = p.filler();
     if (!p.has_filler()) {
       filler.set_type("constant");
@@ -60,23 +51,12 @@ Status ScaleLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
 
 Status ScaleLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   const Tensor& x = *bottom[0];
-  const Tensor& s = scale(bottom);
-  // A scalar scale lines up with any axis; 0 is as good as another.
-  const int axis_param = param_.scale_param().axis();
-  if (s.num_axes() > 0 && (axis_param < -x.num_axes() || axis_param >= x.num_axes())) {
-    return Error("axis " + std::to_string(axis_param) + " is out of range for bottom " +
-                 x.ShapeString());
-  }
-  const int axis = s.num_axes() == 0 ? 0 : x.CanonicalAxisIndex(axis_param);
-  bool fits = axis + s.num_axes() <= x.num_axes();
-  for (int i = 0; fits && i < s.num_axes(); ++i) fits = x.shape(axis + i) == s.shape(i);
-  if (!fits) {
-    return Error("scale of shape " + s.ShapeString() + " does not match bottom " + x.ShapeString() +
-                 " from axis " + std::to_string(axis));
-  }
-  outer_ = x.count(0, axis);
-  dim_ = s.count();
-  inner_ = x.count(axis + s.num_axes());
+  StatusOr<BroadcastView> view =
+      BroadcastOver(x, scale(bottom), param_.scale_param().axis(), "scale");
+  if (!view.ok()) return Error(view.status().message());
+  outer_ = view->outer;
+  dim_ = view->dim;
+  inner_ = view->inner;
   if (bottom[0] == top[0]) {
     bottom_copy_.ReshapeLike(x);
   } else {

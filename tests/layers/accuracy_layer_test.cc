@@ -1,22 +1,12 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "layers/registry.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-void Set(Tensor* t, const std::vector<float>& v) {
-  std::copy(v.begin(), v.end(), t->mutable_data());
-}
+using testing::FillValues;
+using testing::MakeLayer;
 
 // Four examples, three classes:
 //   0: {.1 .5 .4} label 1 -> rank 1
@@ -26,8 +16,8 @@ void Set(Tensor* t, const std::vector<float>& v) {
 class AccuracyLayerTest : public ::testing::Test {
  protected:
   AccuracyLayerTest() : scores_({4, 3}), labels_({4}) {
-    Set(&scores_, {.1f, .5f, .4f, .7f, .1f, .2f, .3f, .3f, .4f, .2f, .1f, .7f});
-    Set(&labels_, {1, 2, 0, 2});
+    FillValues(&scores_, {.1f, .5f, .4f, .7f, .1f, .2f, .3f, .3f, .4f, .2f, .1f, .7f});
+    FillValues(&labels_, {1, 2, 0, 2});
   }
   float Accuracy(const std::string& accuracy_param) {
     auto layer = MakeLayer(R"(name: "acc" type: "Accuracy" )" + accuracy_param);
@@ -66,7 +56,7 @@ TEST_F(AccuracyLayerTest, SpatialLabelsAlongAxis) {
   for (int n = 0; n < 4; ++n) {
     for (int c = 0; c < 3; ++c) scores.mutable_data()[c * 4 + n] = scores_.data()[n * 3 + c];
   }
-  Set(&labels, {1, 2, 0, 2});
+  FillValues(&labels, {1, 2, 0, 2});
   auto layer = MakeLayer(R"(name: "acc" type: "Accuracy" accuracy_param { axis: 1 })");
   ASSERT_TRUE(layer->Setup({&scores, &labels}, {&top}).ok());
   ASSERT_TRUE(layer->Forward({&scores, &labels}, {&top}, nullptr).ok());
@@ -76,7 +66,7 @@ TEST_F(AccuracyLayerTest, SpatialLabelsAlongAxis) {
 TEST_F(AccuracyLayerTest, LabelOutOfRangeIsAnError) {
   auto layer = MakeLayer(R"(name: "acc" type: "Accuracy")");
   Tensor top;
-  Set(&labels_, {1, 2, 7, 2});
+  FillValues(&labels_, {1, 2, 7, 2});
   ASSERT_TRUE(layer->Setup({&scores_, &labels_}, {&top}).ok());
   Status s = layer->Forward({&scores_, &labels_}, {&top}, nullptr);
   ASSERT_FALSE(s.ok());

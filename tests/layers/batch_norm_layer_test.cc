@@ -1,32 +1,22 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text, Phase phase) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{phase, 1701});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-void Set(Tensor* t, const std::vector<float>& v) {
-  std::copy(v.begin(), v.end(), t->mutable_data());
-}
-std::vector<float> Data(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
+using testing::FillValues;
+using testing::MakeLayer;
+using testing::Values;
 
 TEST(BatchNormLayerTest, TrainForwardUsesBatchStatisticsAndUpdatesCaffeBlobs) {
   auto layer = MakeLayer(R"(name: "bn" type: "BatchNorm")", TRAIN);
   // N = 2, C = 2, one spatial element: channel 0 holds {1, 3}, channel 1 holds {10, 20}.
   Tensor x({2, 2, 1}), y;
-  Set(&x, {1, 10, 3, 20});
+  FillValues(&x, {1, 10, 3, 20});
   ASSERT_TRUE(layer->Setup({&x}, {&y}).ok());
   ASSERT_EQ(layer->blobs().size(), 3u);
   EXPECT_EQ(layer->blobs()[0]->shape(), (std::vector<int>{2}));
@@ -37,9 +27,9 @@ TEST(BatchNormLayerTest, TrainForwardUsesBatchStatisticsAndUpdatesCaffeBlobs) {
   const std::vector<float> want = {-s0, -s1, s0, s1};
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(y.data()[i], want[i], 1e-6);
   // Caffe's storage: mean sum, unbiased variance sum (m/(m-1) = 2), scale factor.
-  EXPECT_EQ(Data(*layer->blobs()[0]), (std::vector<float>{2, 15}));
-  EXPECT_EQ(Data(*layer->blobs()[1]), (std::vector<float>{2, 50}));
-  EXPECT_EQ(Data(*layer->blobs()[2]), (std::vector<float>{1}));
+  EXPECT_EQ(Values(*layer->blobs()[0]), (std::vector<float>{2, 15}));
+  EXPECT_EQ(Values(*layer->blobs()[1]), (std::vector<float>{2, 50}));
+  EXPECT_EQ(Values(*layer->blobs()[2]), (std::vector<float>{1}));
   // A second batch decays the sums by moving_average_fraction.
   ASSERT_TRUE(layer->Forward({&x}, {&y}, nullptr).ok());
   EXPECT_NEAR(layer->blobs()[2]->data()[0], 1.999f, 1e-6);
@@ -49,15 +39,15 @@ TEST(BatchNormLayerTest, TrainForwardUsesBatchStatisticsAndUpdatesCaffeBlobs) {
 TEST(BatchNormLayerTest, TestForwardUsesStoredStatistics) {
   auto layer = MakeLayer(R"(name: "bn" type: "BatchNorm" batch_norm_param { eps: 0 })", TEST);
   Tensor x({1, 2, 2}), y;
-  Set(&x, {4, 0, 30, 35});
+  FillValues(&x, {4, 0, 30, 35});
   ASSERT_TRUE(layer->Setup({&x}, {&y}).ok());
   // Estimates are blob / scale factor: mean {2, 15}, variance {1, 25}.
-  Set(layer->blobs()[0].get(), {4, 30});
-  Set(layer->blobs()[1].get(), {2, 50});
-  Set(layer->blobs()[2].get(), {2});
+  FillValues(layer->blobs()[0].get(), {4, 30});
+  FillValues(layer->blobs()[1].get(), {2, 50});
+  FillValues(layer->blobs()[2].get(), {2});
   ASSERT_TRUE(layer->Forward({&x}, {&y}, nullptr).ok());
-  EXPECT_EQ(Data(y), (std::vector<float>{2, -2, 3, 4}));
-  EXPECT_EQ(Data(*layer->blobs()[2]), (std::vector<float>{2}));  // not updated
+  EXPECT_EQ(Values(y), (std::vector<float>{2, -2, 3, 4}));
+  EXPECT_EQ(Values(*layer->blobs()[2]), (std::vector<float>{2}));  // not updated
 }
 
 TEST(BatchNormLayerTest, StatisticsAreNotLearned) {
@@ -87,9 +77,9 @@ TEST(BatchNormLayerTest, GradientGlobalStats) {
   Tensor x({2, 3, 2}), y;
   testing::FillGaussian(&x, 2);
   ASSERT_TRUE(layer->Setup({&x}, {&y}).ok());
-  Set(layer->blobs()[0].get(), {0.5f, -1, 2});
-  Set(layer->blobs()[1].get(), {1, 4, 0.25f});
-  Set(layer->blobs()[2].get(), {1});
+  FillValues(layer->blobs()[0].get(), {0.5f, -1, 2});
+  FillValues(layer->blobs()[1].get(), {1, 4, 0.25f});
+  FillValues(layer->blobs()[2].get(), {1});
   testing::GradientCheckOptions options;
   options.check_params = false;
   testing::CheckGradients(*layer, {&x}, {&y}, options);

@@ -1,45 +1,35 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-void Set(Tensor* t, const std::vector<float>& v) {
-  std::copy(v.begin(), v.end(), t->mutable_data());
-}
-std::vector<float> Data(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
+using testing::FillValues;
+using testing::MakeLayer;
+using testing::Values;
 
 TEST(BiasLayerTest, ForwardLearnedPerChannel) {
   auto layer = MakeLayer(R"(name: "bias" type: "Bias")");
   Tensor x({2, 3}), y;
-  Set(&x, {1, 2, 3, 4, 5, 6});
+  FillValues(&x, {1, 2, 3, 4, 5, 6});
   ASSERT_TRUE(layer->Setup({&x}, {&y}).ok());
   ASSERT_EQ(layer->blobs().size(), 1u);
-  EXPECT_EQ(Data(*layer->blobs()[0]), (std::vector<float>{0, 0, 0}));
-  Set(layer->blobs()[0].get(), {10, 20, 30});
+  EXPECT_EQ(Values(*layer->blobs()[0]), (std::vector<float>{0, 0, 0}));
+  FillValues(layer->blobs()[0].get(), {10, 20, 30});
   ASSERT_TRUE(layer->Forward({&x}, {&y}, nullptr).ok());
-  EXPECT_EQ(Data(y), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(Values(y), (std::vector<float>{11, 22, 33, 14, 25, 36}));
 }
 
 TEST(BiasLayerTest, ForwardBiasFromSecondBottom) {
   auto layer = MakeLayer(R"(name: "bias" type: "Bias" bias_param { axis: 0 })");
   Tensor x({2, 2}), b({2}), y;
-  Set(&x, {1, 2, 3, 4});
-  Set(&b, {-1, 1});
+  FillValues(&x, {1, 2, 3, 4});
+  FillValues(&b, {-1, 1});
   ASSERT_TRUE(layer->Setup({&x, &b}, {&y}).ok());
   ASSERT_TRUE(layer->Forward({&x, &b}, {&y}, nullptr).ok());
-  EXPECT_EQ(Data(y), (std::vector<float>{0, 1, 4, 5}));
+  EXPECT_EQ(Values(y), (std::vector<float>{0, 1, 4, 5}));
 }
 
 TEST(BiasLayerTest, GradientLearned) {

@@ -1,49 +1,35 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include <numeric>
-
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-// Fills t with start, start + 1, ...
-void Iota(Tensor* t, float start) {
-  std::iota(t->mutable_data(), t->mutable_data() + t->count(), start);
-}
-
-std::vector<float> Data(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
+using testing::FillIota;
+using testing::MakeLayer;
+using testing::Values;
 
 TEST(ConcatLayerTest, ForwardAlongChannels) {
   auto layer = MakeLayer(R"(name: "cat" type: "Concat")");
   Tensor a({2, 1, 2}), b({2, 2, 2}), y;
-  Iota(&a, 0);   // n0: [0 1]          n1: [2 3]
-  Iota(&b, 10);  // n0: [10 11 12 13]  n1: [14 15 16 17]
+  FillIota(&a, 0);   // n0: [0 1]          n1: [2 3]
+  FillIota(&b, 10);  // n0: [10 11 12 13]  n1: [14 15 16 17]
   ASSERT_TRUE(layer->Setup({&a, &b}, {&y}).ok());
   ASSERT_TRUE(layer->Forward({&a, &b}, {&y}, nullptr).ok());
   EXPECT_EQ(y.shape(), (std::vector<int>{2, 3, 2}));
-  EXPECT_EQ(Data(y), (std::vector<float>{0, 1, 10, 11, 12, 13, 2, 3, 14, 15, 16, 17}));
+  EXPECT_EQ(Values(y), (std::vector<float>{0, 1, 10, 11, 12, 13, 2, 3, 14, 15, 16, 17}));
 }
 
 TEST(ConcatLayerTest, ForwardAlongNumWithLegacyConcatDim) {
   auto layer = MakeLayer(R"(name: "cat" type: "Concat" concat_param { concat_dim: 0 })");
   Tensor a({1, 2}), b({2, 2}), y;
-  Iota(&a, 0);
-  Iota(&b, 10);
+  FillIota(&a, 0);
+  FillIota(&b, 10);
   ASSERT_TRUE(layer->Setup({&a, &b}, {&y}).ok());
   ASSERT_TRUE(layer->Forward({&a, &b}, {&y}, nullptr).ok());
   EXPECT_EQ(y.shape(), (std::vector<int>{3, 2}));
-  EXPECT_EQ(Data(y), (std::vector<float>{0, 1, 10, 11, 12, 13}));
+  EXPECT_EQ(Values(y), (std::vector<float>{0, 1, 10, 11, 12, 13}));
 }
 
 TEST(ConcatLayerTest, SingleBottomSharesDataAndDiff) {

@@ -1,6 +1,5 @@
 #include "layers/convolution_layer.h"
 
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,34 +11,23 @@
 #include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
 using testing::CheckGradients;
 using testing::FillGaussian;
+using testing::FillIota;
+using testing::FillValues;
+using testing::ParseLayerParameter;
+using testing::Values;
 
 LayerParameter ConvParam(const std::string& conv_fields) {
-  LayerParameter p;
   const std::string text = "name: 'conv' type: 'Convolution' convolution_param { " + conv_fields +
                            " weight_filler { type: 'gaussian' std: 0.5 } "
                            "bias_filler { type: 'gaussian' std: 0.5 } }";
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &p)) << text;
-  return p;
-}
-
-void SetValues(Tensor* t, const std::vector<float>& values) {
-  ASSERT_EQ(t->count(), static_cast<int64_t>(values.size()));
-  std::copy(values.begin(), values.end(), t->mutable_data());
-}
-
-std::vector<float> Values(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
-
-// 1..n, row-major.
-std::vector<float> Iota(int n) {
-  std::vector<float> v(n);
-  for (int i = 0; i < n; ++i) v[i] = static_cast<float>(i + 1);
-  return v;
+  return ParseLayerParameter(text);
 }
 
 struct ConvRun {
@@ -53,11 +41,11 @@ void RunForward(ConvRun* run, const LayerParameter& param, const std::vector<int
                 const std::vector<float>& weights, const std::vector<float>& bias) {
   run->layer = std::make_unique<ConvolutionLayer>(param, LayerContext{});
   run->bottom.Reshape(bottom_shape);
-  SetValues(&run->bottom, Iota(static_cast<int>(run->bottom.count())));
+  FillIota(&run->bottom, 1.f);
   run->status = run->layer->Setup({&run->bottom}, {&run->top});
   ASSERT_TRUE(run->status.ok()) << run->status.message();
-  SetValues(run->layer->blobs()[0].get(), weights);
-  if (!bias.empty()) SetValues(run->layer->blobs()[1].get(), bias);
+  FillValues(run->layer->blobs()[0].get(), weights);
+  if (!bias.empty()) FillValues(run->layer->blobs()[1].get(), bias);
   run->status = run->layer->Forward({&run->bottom}, {&run->top}, nullptr);
   ASSERT_TRUE(run->status.ok()) << run->status.message();
 }

@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "../data/data_test_util.h"
-#include "layers/registry.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
+using testing::MakeLayer;
 using testing::TempDir;
 
 LayerParameter DataParam(const std::string& source, int batch_size) {
@@ -24,14 +25,6 @@ LayerParameter DataParam(const std::string& source, int batch_size) {
   p.mutable_data_param()->set_batch_size(batch_size);
   p.mutable_data_param()->set_backend(DataParameter::LMDB);
   return p;
-}
-
-std::unique_ptr<Layer> Make(const LayerParameter& p, Phase phase = TEST) {
-  LayerContext context;
-  context.phase = phase;
-  auto layer = CreateLayer(p, context);
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return layer.ok() ? std::move(layer).value() : nullptr;
 }
 
 class DataLayerTest : public ::testing::Test {
@@ -61,7 +54,7 @@ class DataLayerTest : public ::testing::Test {
 
 TEST_F(DataLayerTest, ReadsInOrderAndWrapsRound) {
   testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
-  auto layer = Make(DataParam(dir_.Path("db"), 2));
+  auto layer = MakeLayer(DataParam(dir_.Path("db"), 2), TEST);
   ASSERT_TRUE(layer);
   Status s = layer->Setup({}, top_);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -79,7 +72,7 @@ TEST_F(DataLayerTest, AppliesTheTransformation) {
   p.mutable_transform_param()->set_crop_size(1);
   p.mutable_transform_param()->set_scale(0.5f);
   p.mutable_transform_param()->add_mean_value(2.f);
-  auto layer = Make(p, TEST);
+  auto layer = MakeLayer(p, TEST);
   ASSERT_TRUE(layer->Setup({}, top_).ok());
   EXPECT_EQ(data_.shape(), (std::vector<int>{2, 1, 1, 1}));
   float loss;
@@ -95,7 +88,7 @@ TEST_F(DataLayerTest, DataTopAlone) {
   LayerParameter p = DataParam(dir_.Path("db"), 3);
   p.clear_top();
   p.add_top("data");
-  auto layer = Make(p);
+  auto layer = MakeLayer(p, TEST);
   TensorVec top = {&data_};
   ASSERT_TRUE(layer->Setup({}, top).ok());
   float loss;
@@ -106,7 +99,7 @@ TEST_F(DataLayerTest, DataTopAlone) {
 
 TEST_F(DataLayerTest, ShardReadsEveryCountthRecord) {
   testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
-  auto layer = Make(DataParam(dir_.Path("db"), 2));
+  auto layer = MakeLayer(DataParam(dir_.Path("db"), 2), TEST);
   auto* data_layer = static_cast<DataLayer*>(layer.get());
   data_layer->SetShard(1, 2);
   ASSERT_TRUE(layer->Setup({}, top_).ok());
@@ -118,7 +111,7 @@ TEST_F(DataLayerTest, ShardReadsEveryCountthRecord) {
 
 TEST_F(DataLayerTest, SetShardAfterForwardRestarts) {
   testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
-  auto layer = Make(DataParam(dir_.Path("db"), 2));
+  auto layer = MakeLayer(DataParam(dir_.Path("db"), 2), TEST);
   ASSERT_TRUE(layer->Setup({}, top_).ok());
   ExpectBatch(layer.get(), {0, 1});
   static_cast<DataLayer*>(layer.get())->SetShard(0, 2);
@@ -130,7 +123,7 @@ TEST_F(DataLayerTest, RandSkipStartsWithinTheSkipRange) {
   testing::WriteTinyLmdb(dir_.Path("db"), 6, 1, 2, 2);
   LayerParameter p = DataParam(dir_.Path("db"), 2);
   p.mutable_data_param()->set_rand_skip(3);
-  auto layer = Make(p);
+  auto layer = MakeLayer(p, TEST);
   ASSERT_TRUE(layer->Setup({}, top_).ok());
   float loss;
   ASSERT_TRUE(layer->Forward({}, top_, &loss).ok());
@@ -152,7 +145,7 @@ TEST_F(DataLayerTest, SavedStateResumesReadPositionAndRandomCrops) {
     return std::vector<float>(data_.data(), data_.data() + data_.count());
   };
 
-  auto a = Make(p, TRAIN);
+  auto a = MakeLayer(p, TRAIN);
   ASSERT_TRUE(a->Setup({}, top_).ok());
   forward(a.get());
   forward(a.get());
@@ -161,7 +154,7 @@ TEST_F(DataLayerTest, SavedStateResumesReadPositionAndRandomCrops) {
   const std::vector<float> third_labels = {label_.data()[0], label_.data()[1], label_.data()[2]};
   const std::vector<float> fourth = forward(a.get());
 
-  auto b = Make(p, TRAIN);
+  auto b = MakeLayer(p, TRAIN);
   ASSERT_TRUE(b->Setup({}, top_).ok());
   forward(b.get());  // b's own position and stream, then overwritten
   Status s = b->RestoreState(state);
@@ -177,7 +170,7 @@ TEST_F(DataLayerTest, SavedStateResumesReadPositionAndRandomCrops) {
 
 TEST_F(DataLayerTest, MissingSourceNamesThePathAndLayer) {
   const std::string path = dir_.Path("missing_lmdb");
-  auto layer = Make(DataParam(path, 2));
+  auto layer = MakeLayer(DataParam(path, 2), TEST);
   Status s = layer->Setup({}, top_);
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(s.message(), "layer 'data' (Data): LMDB '" + path + "' does not exist");
@@ -187,7 +180,7 @@ TEST_F(DataLayerTest, LeveldbIsUnsupported) {
   testing::WriteTinyLmdb(dir_.Path("db"), 2, 1, 2, 2);
   LayerParameter p = DataParam(dir_.Path("db"), 2);
   p.mutable_data_param()->set_backend(DataParameter::LEVELDB);
-  auto layer = Make(p);
+  auto layer = MakeLayer(p, TEST);
   Status s = layer->Setup({}, top_);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
   EXPECT_EQ(s.message(),
@@ -197,7 +190,7 @@ TEST_F(DataLayerTest, LeveldbIsUnsupported) {
   // Unset (Caffe's default LEVELDB) on a directory that is not an LMDB.
   p.mutable_data_param()->clear_backend();
   p.mutable_data_param()->set_source(dir_.Path(""));
-  layer = Make(p);
+  layer = MakeLayer(p, TEST);
   s = layer->Setup({}, top_);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
   EXPECT_EQ(s.message().rfind("layer 'data' (Data): backend LEVELDB is not supported (Caffe's", 0),
@@ -209,7 +202,7 @@ TEST_F(DataLayerTest, UnsetBackendReadsAnLmdb) {
   testing::WriteTinyLmdb(dir_.Path("db"), 3, 1, 2, 2);
   LayerParameter p = DataParam(dir_.Path("db"), 2);
   p.mutable_data_param()->clear_backend();
-  auto layer = Make(p);
+  auto layer = MakeLayer(p, TEST);
   Status s = layer->Setup({}, top_);
   ASSERT_TRUE(s.ok()) << s.message();
   ExpectBatch(layer.get(), {0, 1});
@@ -217,12 +210,12 @@ TEST_F(DataLayerTest, UnsetBackendReadsAnLmdb) {
 
 TEST_F(DataLayerTest, BadParametersAreErrors) {
   testing::WriteTinyLmdb(dir_.Path("db"), 2, 1, 2, 2);
-  auto layer = Make(DataParam(dir_.Path("db"), 0));
+  auto layer = MakeLayer(DataParam(dir_.Path("db"), 0), TEST);
   EXPECT_EQ(layer->Setup({}, top_).message(),
             "layer 'data' (Data): data_param.batch_size must be positive");
   LayerParameter crop = DataParam(dir_.Path("db"), 1);
   crop.mutable_transform_param()->set_crop_size(3);
-  layer = Make(crop);
+  layer = MakeLayer(crop, TEST);
   EXPECT_EQ(layer->Setup({}, top_).message(),
             "layer 'data' (Data): crop_size 3 is larger than the image (1x2x2)");
 }
@@ -238,7 +231,7 @@ TEST_F(DataLayerTest, CorruptRecordStopsForwardWithItsKey) {
     }
     ASSERT_TRUE((*writer)->Close().ok());
   }
-  auto layer = Make(DataParam(dir_.Path("db"), 2));
+  auto layer = MakeLayer(DataParam(dir_.Path("db"), 2), TEST);
   ASSERT_TRUE(layer->Setup({}, top_).ok());
   ExpectBatch(layer.get(), {0, 1});
   float loss;

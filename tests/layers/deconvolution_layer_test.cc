@@ -1,6 +1,5 @@
 #include "layers/deconvolution_layer.h"
 
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,39 +12,34 @@
 #include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
 using testing::CheckGradients;
 using testing::FillGaussian;
+using testing::FillValues;
+using testing::ParseLayerParameter;
+using testing::Values;
 
 LayerParameter Param(const std::string& type, const std::string& conv_fields) {
-  LayerParameter p;
   const std::string text = "name: 'up' type: '" + type + "' convolution_param { " + conv_fields +
                            " weight_filler { type: 'gaussian' std: 0.5 } "
                            "bias_filler { type: 'gaussian' std: 0.5 } }";
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &p)) << text;
-  return p;
+  return ParseLayerParameter(text);
 }
 
 LayerParameter DeconvParam(const std::string& fields) { return Param("Deconvolution", fields); }
-
-void SetValues(Tensor* t, const std::vector<float>& values) {
-  ASSERT_EQ(t->count(), static_cast<int64_t>(values.size()));
-  std::copy(values.begin(), values.end(), t->mutable_data());
-}
-
-std::vector<float> Values(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
 
 TEST(DeconvolutionLayerTest, StrideEqualsKernelTilesTheKernel) {
   // Each input pixel stamps x * w into its own 2x2 block of the 4x4 output.
   DeconvolutionLayer layer(DeconvParam("num_output: 1 kernel_size: 2 stride: 2 bias_term: false"),
                            LayerContext{});
   Tensor bottom({1, 1, 2, 2}), top;
-  SetValues(&bottom, {1, 2, 3, 4});
+  FillValues(&bottom, {1, 2, 3, 4});
   ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
-  SetValues(layer.blobs()[0].get(), {1, 2, 3, 4});
+  FillValues(layer.blobs()[0].get(), {1, 2, 3, 4});
   ASSERT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 4, 4}));
   EXPECT_EQ(Values(top), (std::vector<float>{1, 2, 2, 4,  //
@@ -58,10 +52,10 @@ TEST(DeconvolutionLayerTest, OverlappingWindowsAddUp) {
   // stride 1, 2x2 ones kernel over a 2x2 ones input: a 3x3 output counting the overlaps, + bias.
   DeconvolutionLayer layer(DeconvParam("num_output: 1 kernel_size: 2"), LayerContext{});
   Tensor bottom({1, 1, 2, 2}), top;
-  SetValues(&bottom, {1, 1, 1, 1});
+  FillValues(&bottom, {1, 1, 1, 1});
   ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
-  SetValues(layer.blobs()[0].get(), {1, 1, 1, 1});
-  SetValues(layer.blobs()[1].get(), {0.5f});
+  FillValues(layer.blobs()[0].get(), {1, 1, 1, 1});
+  FillValues(layer.blobs()[1].get(), {0.5f});
   ASSERT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 3, 3}));
   EXPECT_EQ(Values(top), (std::vector<float>{1.5, 2.5, 1.5, 2.5, 4.5, 2.5, 1.5, 2.5, 1.5}));

@@ -1,18 +1,11 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "layers/registry.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
+using testing::MakeLayer;
 
 TEST(DummyDataLayerTest, ConstantFillerFillsOnceAtSetup) {
   auto layer = MakeLayer(R"(name: "dummy" type: "DummyData" top: "a"

@@ -1,38 +1,28 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-void Set(Tensor* t, const std::vector<float>& v) {
-  std::copy(v.begin(), v.end(), t->mutable_data());
-}
-std::vector<float> Data(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
+using testing::FillValues;
+using testing::MakeLayer;
+using testing::Values;
 
 class EltwiseForwardTest : public ::testing::Test {
  protected:
   EltwiseForwardTest() : a_({4}), b_({4}), c_({4}) {
-    Set(&a_, {1, -2, 3, 0.5f});
-    Set(&b_, {2, 5, -1, 0.5f});
-    Set(&c_, {-3, 4, 2, 1});
+    FillValues(&a_, {1, -2, 3, 0.5f});
+    FillValues(&b_, {2, 5, -1, 0.5f});
+    FillValues(&c_, {-3, 4, 2, 1});
   }
   std::vector<float> Output(const std::string& eltwise_param) {
     auto layer =
         MakeLayer(R"(name: "elt" type: "Eltwise" eltwise_param { )" + eltwise_param + " }");
     EXPECT_TRUE(layer->Setup({&a_, &b_, &c_}, {&y_}).ok());
     EXPECT_TRUE(layer->Forward({&a_, &b_, &c_}, {&y_}, nullptr).ok());
-    return Data(y_);
+    return Values(y_);
   }
   Tensor a_, b_, c_, y_;
 };

@@ -1,29 +1,19 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-void Set(Tensor* t, const std::vector<float>& v) {
-  std::copy(v.begin(), v.end(), t->mutable_data());
-}
+using testing::FillValues;
+using testing::MakeLayer;
 
 TEST(EuclideanLossLayerTest, Forward) {
   auto layer = MakeLayer(R"(name: "l2" type: "EuclideanLoss")");
   Tensor a({2, 2}), b({2, 2}), top;
-  Set(&a, {1, 2, 3, 4});
-  Set(&b, {0, 0, 1, 1});
+  FillValues(&a, {1, 2, 3, 4});
+  FillValues(&b, {0, 0, 1, 1});
   ASSERT_TRUE(layer->Setup({&a, &b}, {&top}).ok());
   float loss = 0;
   ASSERT_TRUE(layer->Forward({&a, &b}, {&top}, &loss).ok());

@@ -1,21 +1,14 @@
 // Flatten's top aliases its bottom's data and diff, so its "backward" is the aliasing itself:
 // the tests check that a gradient written to the top is the bottom's gradient.
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
+using testing::MakeLayer;
 
 TEST(FlattenLayerTest, FlattensEverythingAfterTheFirstAxis) {
   auto layer = MakeLayer(R"(name: "flat" type: "Flatten")");

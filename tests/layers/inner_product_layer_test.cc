@@ -1,6 +1,5 @@
 #include "layers/inner_product_layer.h"
 
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -10,28 +9,23 @@
 #include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
 using testing::CheckGradients;
 using testing::FillGaussian;
+using testing::FillValues;
+using testing::ParseLayerParameter;
+using testing::Values;
 
 LayerParameter IpParam(const std::string& fields) {
-  LayerParameter p;
   const std::string text = "name: 'fc' type: 'InnerProduct' inner_product_param { " + fields +
                            " weight_filler { type: 'gaussian' std: 0.5 } "
                            "bias_filler { type: 'gaussian' std: 0.5 } }";
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &p)) << text;
-  return p;
+  return ParseLayerParameter(text);
 }
-
-void SetValues(Tensor* t, const std::vector<float>& values) {
-  ASSERT_EQ(t->count(), static_cast<int64_t>(values.size()));
-  std::copy(values.begin(), values.end(), t->mutable_data());
-}
-
-std::vector<float> Values(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
 
 // x = [1 2 3; 4 5 6], W = [1 0 -1; 2 1 0], bias (0.5, -1).
 std::vector<float> ForwardByHand(bool transpose) {
@@ -39,16 +33,16 @@ std::vector<float> ForwardByHand(bool transpose) {
       IpParam(std::string("num_output: 2 transpose: ") + (transpose ? "true" : "false")),
       LayerContext{});
   Tensor bottom({2, 3}), top;
-  SetValues(&bottom, {1, 2, 3, 4, 5, 6});
+  FillValues(&bottom, {1, 2, 3, 4, 5, 6});
   EXPECT_TRUE(layer.Setup({&bottom}, {&top}).ok());
   if (transpose) {
     EXPECT_EQ(layer.blobs()[0]->shape(), (std::vector<int>{3, 2}));
-    SetValues(layer.blobs()[0].get(), {1, 2, 0, 1, -1, 0});
+    FillValues(layer.blobs()[0].get(), {1, 2, 0, 1, -1, 0});
   } else {
     EXPECT_EQ(layer.blobs()[0]->shape(), (std::vector<int>{2, 3}));
-    SetValues(layer.blobs()[0].get(), {1, 0, -1, 2, 1, 0});
+    FillValues(layer.blobs()[0].get(), {1, 0, -1, 2, 1, 0});
   }
-  SetValues(layer.blobs()[1].get(), {0.5f, -1});
+  FillValues(layer.blobs()[1].get(), {0.5f, -1});
   EXPECT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{2, 2}));
   return Values(top);

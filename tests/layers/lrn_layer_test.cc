@@ -1,6 +1,5 @@
 #include "layers/lrn_layer.h"
 
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,18 +9,18 @@
 #include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
 using testing::CheckGradients;
 using testing::FillGaussian;
+using testing::ParseLayerParameter;
 
 LayerParameter LrnParam(const std::string& fields) {
-  LayerParameter p;
   const std::string text = "name: 'norm' type: 'LRN' lrn_param { " + fields + " }";
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &p)) << text;
-  return p;
+  return ParseLayerParameter(text);
 }
 
 std::vector<float> Forward(const std::string& fields, const std::vector<int>& shape,

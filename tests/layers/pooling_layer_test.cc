@@ -1,10 +1,8 @@
 #include "layers/pooling_layer.h"
 
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -13,24 +11,21 @@
 #include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
 using testing::CheckGradients;
 using testing::FillGaussian;
+using testing::FillIota;
+using testing::ParseLayerParameter;
+using testing::Values;
 
 LayerParameter PoolParam(const std::string& fields) {
-  LayerParameter p;
   const std::string text = "name: 'pool' type: 'Pooling' pooling_param { " + fields + " }";
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &p)) << text;
-  return p;
+  return ParseLayerParameter(text);
 }
-
-std::vector<float> Values(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
-
-// 1..n, row-major.
-void FillIota(Tensor* t) { std::iota(t->mutable_data(), t->mutable_data() + t->count(), 1.f); }
 
 // Distinct values 0.1 apart in a shuffled order, so that a finite-difference step never changes
 // which element is the max.
@@ -68,7 +63,7 @@ TEST(PoolingLayerTest, MaxWithMaskTop) {
 TEST(PoolingLayerTest, MaxCeilRoundingWithPad) {
   PoolingLayer layer(PoolParam("pool: MAX kernel_size: 3 stride: 2 pad: 1"), LayerContext{});
   Tensor bottom({1, 1, 4, 4}), top;
-  FillIota(&bottom);
+  FillIota(&bottom, 1.f);
   ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
   ASSERT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 3, 3}));
@@ -80,7 +75,7 @@ TEST(PoolingLayerTest, AveCeilRoundingWithPadCountsPaddingInTheDivisor) {
   // window holds 4 pixels over 3x3 = 9, the last one 1 pixel over 2x2 = 4.
   PoolingLayer layer(PoolParam("pool: AVE kernel_size: 3 stride: 2 pad: 1"), LayerContext{});
   Tensor bottom({1, 1, 4, 4}), top;
-  FillIota(&bottom);
+  FillIota(&bottom, 1.f);
   ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
   ASSERT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
   ExpectNear(Values(top), {14.f / 9, 30.f / 9, 12.f / 6,  //
@@ -128,7 +123,7 @@ TEST(PoolingLayerTest, FloorRoundMode) {
 
 TEST(PoolingLayerTest, GlobalPooling) {
   Tensor bottom({1, 2, 2, 3}), top;
-  FillIota(&bottom);  // channel 0: 1..6, channel 1: 7..12
+  FillIota(&bottom, 1.f);  // channel 0: 1..6, channel 1: 7..12
   PoolingLayer ave(PoolParam("pool: AVE global_pooling: true"), LayerContext{});
   ASSERT_TRUE(ave.Setup({&bottom}, {&top}).ok());
   ASSERT_TRUE(ave.Forward({&bottom}, {&top}, nullptr).ok());

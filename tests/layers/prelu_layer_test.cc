@@ -1,28 +1,18 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-void Set(Tensor* t, const std::vector<float>& v) {
-  std::copy(v.begin(), v.end(), t->mutable_data());
-}
+using testing::FillValues;
+using testing::MakeLayer;
 
 TEST(PReLULayerTest, ForwardWithDefaultSlope) {
   auto layer = MakeLayer(R"(name: "prelu" type: "PReLU")");
   Tensor x({1, 2, 1, 2}), y;
-  Set(&x, {-1.f, 2.f, -4.f, 3.f});
+  FillValues(&x, {-1.f, 2.f, -4.f, 3.f});
   ASSERT_TRUE(layer->Setup({&x}, {&y}).ok());
   ASSERT_EQ(layer->blobs().size(), 1u);
   EXPECT_EQ(layer->blobs()[0]->shape(), (std::vector<int>{2}));
@@ -34,9 +24,9 @@ TEST(PReLULayerTest, ForwardWithDefaultSlope) {
 TEST(PReLULayerTest, ForwardPerChannelSlopes) {
   auto layer = MakeLayer(R"(name: "prelu" type: "PReLU")");
   Tensor x({2, 2, 1}), y;
-  Set(&x, {-1.f, -2.f, -3.f, 4.f});
+  FillValues(&x, {-1.f, -2.f, -3.f, 4.f});
   ASSERT_TRUE(layer->Setup({&x}, {&y}).ok());
-  Set(layer->blobs()[0].get(), {0.5f, 0.1f});
+  FillValues(layer->blobs()[0].get(), {0.5f, 0.1f});
   ASSERT_TRUE(layer->Forward({&x}, {&y}, nullptr).ok());
   const float want[] = {-0.5f, -0.2f, -1.5f, 4.f};
   for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(y.data()[i], want[i]);
@@ -45,7 +35,7 @@ TEST(PReLULayerTest, ForwardPerChannelSlopes) {
 TEST(PReLULayerTest, ChannelSharedHasOneScalarSlope) {
   auto layer = MakeLayer(R"(name: "prelu" type: "PReLU" prelu_param { channel_shared: true })");
   Tensor x({1, 3}), y;
-  Set(&x, {-1.f, -2.f, 3.f});
+  FillValues(&x, {-1.f, -2.f, 3.f});
   ASSERT_TRUE(layer->Setup({&x}, {&y}).ok());
   EXPECT_EQ(layer->blobs()[0]->num_axes(), 0);
   EXPECT_EQ(layer->blobs()[0]->count(), 1);

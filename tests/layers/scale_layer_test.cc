@@ -1,60 +1,50 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-void Set(Tensor* t, const std::vector<float>& v) {
-  std::copy(v.begin(), v.end(), t->mutable_data());
-}
-std::vector<float> Data(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
+using testing::FillValues;
+using testing::MakeLayer;
+using testing::Values;
 
 TEST(ScaleLayerTest, ForwardLearnedPerChannelWithBias) {
   auto layer = MakeLayer(R"(name: "scale" type: "Scale" scale_param { bias_term: true })");
   Tensor x({2, 3, 1}), y;
-  Set(&x, {1, 2, 3, 4, 5, 6});
+  FillValues(&x, {1, 2, 3, 4, 5, 6});
   ASSERT_TRUE(layer->Setup({&x}, {&y}).ok());
   ASSERT_EQ(layer->blobs().size(), 2u);
   EXPECT_EQ(layer->blobs()[0]->shape(), (std::vector<int>{3}));
   EXPECT_EQ(layer->blobs()[1]->shape(), (std::vector<int>{3}));
-  EXPECT_EQ(Data(*layer->blobs()[0]), (std::vector<float>{1, 1, 1}));  // default filler
-  EXPECT_EQ(Data(*layer->blobs()[1]), (std::vector<float>{0, 0, 0}));
-  Set(layer->blobs()[0].get(), {1, 2, 3});
-  Set(layer->blobs()[1].get(), {10, 20, 30});
+  EXPECT_EQ(Values(*layer->blobs()[0]), (std::vector<float>{1, 1, 1}));  // default filler
+  EXPECT_EQ(Values(*layer->blobs()[1]), (std::vector<float>{0, 0, 0}));
+  FillValues(layer->blobs()[0].get(), {1, 2, 3});
+  FillValues(layer->blobs()[1].get(), {10, 20, 30});
   ASSERT_TRUE(layer->Forward({&x}, {&y}, nullptr).ok());
-  EXPECT_EQ(Data(y), (std::vector<float>{11, 24, 39, 14, 30, 48}));
+  EXPECT_EQ(Values(y), (std::vector<float>{11, 24, 39, 14, 30, 48}));
 }
 
 TEST(ScaleLayerTest, ForwardScaleFromSecondBottom) {
   auto layer = MakeLayer(R"(name: "scale" type: "Scale" scale_param { axis: 0 })");
   Tensor x({2, 2}), s({2}), y;
-  Set(&x, {1, 2, 3, 4});
-  Set(&s, {10, -1});
+  FillValues(&x, {1, 2, 3, 4});
+  FillValues(&s, {10, -1});
   ASSERT_TRUE(layer->Setup({&x, &s}, {&y}).ok());
   EXPECT_TRUE(layer->blobs().empty());
   ASSERT_TRUE(layer->Forward({&x, &s}, {&y}, nullptr).ok());
-  EXPECT_EQ(Data(y), (std::vector<float>{10, 20, -3, -4}));
+  EXPECT_EQ(Values(y), (std::vector<float>{10, 20, -3, -4}));
 }
 
 TEST(ScaleLayerTest, ForwardScalarScale) {
   auto layer = MakeLayer(R"(name: "scale" type: "Scale")");
   Tensor x({2, 2}), s(std::vector<int>{}), y;
-  Set(&x, {1, 2, 3, 4});
+  FillValues(&x, {1, 2, 3, 4});
   s.mutable_data()[0] = 0.5f;
   ASSERT_TRUE(layer->Setup({&x, &s}, {&y}).ok());
   ASSERT_TRUE(layer->Forward({&x, &s}, {&y}, nullptr).ok());
-  EXPECT_EQ(Data(y), (std::vector<float>{0.5f, 1, 1.5f, 2}));
+  EXPECT_EQ(Values(y), (std::vector<float>{0.5f, 1, 1.5f, 2}));
 }
 
 TEST(ScaleLayerTest, GradientLearnedWithBias) {
@@ -90,7 +80,7 @@ TEST(ScaleLayerTest, InPlaceMatchesOutOfPlace) {
   ASSERT_TRUE(in_place->Setup({&z}, {&z}).ok());
   ASSERT_TRUE(layer->Forward({&x}, {&y}, nullptr).ok());
   ASSERT_TRUE(in_place->Forward({&z}, {&z}, nullptr).ok());
-  EXPECT_EQ(Data(z), Data(y));
+  EXPECT_EQ(Values(z), Values(y));
   testing::FillGaussian(&y, 4);
   std::copy(y.data(), y.data() + 6, y.mutable_diff());
   std::copy(y.data(), y.data() + 6, z.mutable_diff());

@@ -1,23 +1,15 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <numeric>
 
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-std::vector<float> Data(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
+using testing::MakeLayer;
+using testing::Values;
 
 TEST(SliceLayerTest, ForwardAtSlicePoints) {
   auto layer =
@@ -29,9 +21,9 @@ TEST(SliceLayerTest, ForwardAtSlicePoints) {
   EXPECT_EQ(a.shape(), (std::vector<int>{2, 1}));
   EXPECT_EQ(b.shape(), (std::vector<int>{2, 2}));
   EXPECT_EQ(c.shape(), (std::vector<int>{2, 1}));
-  EXPECT_EQ(Data(a), (std::vector<float>{0, 4}));
-  EXPECT_EQ(Data(b), (std::vector<float>{1, 2, 5, 6}));
-  EXPECT_EQ(Data(c), (std::vector<float>{3, 7}));
+  EXPECT_EQ(Values(a), (std::vector<float>{0, 4}));
+  EXPECT_EQ(Values(b), (std::vector<float>{1, 2, 5, 6}));
+  EXPECT_EQ(Values(c), (std::vector<float>{3, 7}));
 }
 
 TEST(SliceLayerTest, ForwardEqualPartsWithLegacySliceDim) {
@@ -40,8 +32,8 @@ TEST(SliceLayerTest, ForwardEqualPartsWithLegacySliceDim) {
   std::iota(x.mutable_data(), x.mutable_data() + 8, 0.f);
   ASSERT_TRUE(layer->Setup({&x}, {&a, &b}).ok());
   ASSERT_TRUE(layer->Forward({&x}, {&a, &b}, nullptr).ok());
-  EXPECT_EQ(Data(a), (std::vector<float>{0, 1, 2, 3}));
-  EXPECT_EQ(Data(b), (std::vector<float>{4, 5, 6, 7}));
+  EXPECT_EQ(Values(a), (std::vector<float>{0, 1, 2, 3}));
+  EXPECT_EQ(Values(b), (std::vector<float>{4, 5, 6, 7}));
 }
 
 TEST(SliceLayerTest, Gradient) {

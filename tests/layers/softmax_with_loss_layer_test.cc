@@ -1,33 +1,23 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "layers/registry.h"
 #include "testing/gradient_checker.h"
+#include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
-std::unique_ptr<Layer> MakeLayer(const std::string& text) {
-  LayerParameter param;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &param)) << text;
-  auto layer = CreateLayer(param, LayerContext{});
-  EXPECT_TRUE(layer.ok()) << layer.status().message();
-  return std::move(layer).value();
-}
-
-void Set(Tensor* t, const std::vector<float>& v) {
-  std::copy(v.begin(), v.end(), t->mutable_data());
-}
+using testing::FillValues;
+using testing::MakeLayer;
 
 // Two examples, three classes: example 0 has scores {0, ln 2, ln 3} (p = {1, 2, 3} / 6) and label
 // 2, so its loss is -ln(1/2) = ln 2; example 1 has equal scores and label 0: loss ln 3.
 class SoftmaxWithLossForwardTest : public ::testing::Test {
  protected:
   SoftmaxWithLossForwardTest() : scores_({2, 3}), labels_({2}) {
-    Set(&scores_, {0, std::log(2.f), std::log(3.f), 0, 0, 0});
-    Set(&labels_, {2, 0});
+    FillValues(&scores_, {0, std::log(2.f), std::log(3.f), 0, 0, 0});
+    FillValues(&labels_, {2, 0});
   }
   float Loss(const std::string& loss_param) {
     auto layer = MakeLayer(R"(name: "loss" type: "SoftmaxWithLoss" )" + loss_param);
@@ -61,7 +51,7 @@ TEST_F(SoftmaxWithLossForwardTest, IgnoreLabel) {
   EXPECT_NEAR(Loss("loss_param { ignore_label: 0 }"), ln2_, 1e-6);
   EXPECT_NEAR(Loss("loss_param { ignore_label: 0 normalization: FULL }"), ln2_ / 2, 1e-6);
   // Everything ignored: the normalizer stays 1, so the loss is 0, not NaN.
-  Set(&labels_, {0, 0});
+  FillValues(&labels_, {0, 0});
   EXPECT_EQ(Loss("loss_param { ignore_label: 0 }"), 0.f);
 }
 
@@ -107,7 +97,7 @@ TEST(SoftmaxWithLossLayerTest, Gradient) {
   auto layer = MakeLayer(R"(name: "loss" type: "SoftmaxWithLoss")");
   Tensor scores({2, 5, 2}), labels({2, 2}), top;
   testing::FillGaussian(&scores, 1);
-  Set(&labels, {0, 4, 2, 1});
+  FillValues(&labels, {0, 4, 2, 1});
   testing::GradientCheckOptions options;
   options.bottoms = {0};
   testing::CheckGradients(*layer, {&scores, &labels}, {&top}, options);
@@ -121,7 +111,7 @@ TEST(SoftmaxWithLossLayerTest, GradientWithIgnoreLabel) {
                            norm + " }");
     Tensor scores({2, 5, 3}), labels({2, 1, 3}), top;
     testing::FillGaussian(&scores, 2);
-    Set(&labels, {3, -1, 0, -1, 4, 1});
+    FillValues(&labels, {3, -1, 0, -1, 4, 1});
     testing::GradientCheckOptions options;
     options.bottoms = {0};
     testing::CheckGradients(*layer, {&scores, &labels}, {&top}, options);
@@ -133,7 +123,7 @@ TEST(SoftmaxWithLossLayerTest, GradientWithIgnoreLabel) {
 TEST(SoftmaxWithLossLayerTest, LabelOutOfRangeIsAnError) {
   auto layer = MakeLayer(R"(name: "loss" type: "SoftmaxWithLoss")");
   Tensor scores({2, 3}), labels({2}), top;
-  Set(&labels, {1, 3});
+  FillValues(&labels, {1, 3});
   ASSERT_TRUE(layer->Setup({&scores, &labels}, {&top}).ok());
   Status s = layer->Forward({&scores, &labels}, {&top}, nullptr);
   ASSERT_FALSE(s.ok());

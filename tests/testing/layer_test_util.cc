@@ -1,0 +1,47 @@
+#include "testing/layer_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/proto_io.h"
+#include "layers/registry.h"
+
+namespace dtrain::testing {
+
+LayerParameter ParseLayerParameter(const std::string& prototxt) {
+  LayerParameter param;
+  Status s = ParseTextProto(prototxt, "layer prototxt", &param);
+  EXPECT_TRUE(s.ok()) << s.message() << "\n" << prototxt;
+  return param;
+}
+
+std::unique_ptr<Layer> MakeLayer(const LayerParameter& param, Phase phase, uint64_t seed) {
+  LayerContext context;
+  context.phase = phase;
+  context.seed = seed;
+  auto layer = CreateLayer(param, context);
+  if (!layer.ok()) {
+    ADD_FAILURE() << "CreateLayer: " << layer.status().message();
+    return nullptr;
+  }
+  return std::move(layer).value();
+}
+
+std::unique_ptr<Layer> MakeLayer(const std::string& prototxt, Phase phase, uint64_t seed) {
+  return MakeLayer(ParseLayerParameter(prototxt), phase, seed);
+}
+
+void FillValues(Tensor* t, const std::vector<float>& values) {
+  ASSERT_EQ(t->count(), static_cast<int64_t>(values.size()));
+  std::copy(values.begin(), values.end(), t->mutable_data());
+}
+
+void FillIota(Tensor* t, float start) {
+  std::iota(t->mutable_data(), t->mutable_data() + t->count(), start);
+}
+
+std::vector<float> Values(const Tensor& t) { return {t.data(), t.data() + t.count()}; }
+
+}  // namespace dtrain::testing

@@ -1,0 +1,41 @@
+// Helpers shared by the per-layer tests in tests/layers/: build a layer from a prototxt snippet
+// through the registry, and move float values into and out of a Tensor.
+//
+// Every helper reports a problem as a gtest failure (EXPECT/ADD_FAILURE) in the calling test
+// rather than returning a Status. MakeLayer returns nullptr when the layer cannot be built, after
+// recording the failure with the registry's message. The caller owns the returned layer. Tensor
+// values are the tensor's data in its row-major (NCHW) order. Not thread-safe (gtest assertions).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "layers/layer.h"
+
+namespace dtrain::testing {
+
+// Parses one `layer { ... }` body written as prototxt (e.g. `name: "r" type: "ReLU"`); a parse
+// error is a test failure that quotes protobuf's message.
+LayerParameter ParseLayerParameter(const std::string& prototxt);
+
+// Creates the layer through CreateLayer with LayerContext{phase, seed}; the defaults are
+// LayerContext's. Returns nullptr (after a test failure) for a bad parameter or type.
+std::unique_ptr<Layer> MakeLayer(const LayerParameter& param, Phase phase = TRAIN,
+                                 uint64_t seed = LayerContext{}.seed);
+std::unique_ptr<Layer> MakeLayer(const std::string& prototxt, Phase phase = TRAIN,
+                                 uint64_t seed = LayerContext{}.seed);
+
+// Copies `values` into t's data; a count other than t->count() is a test failure and leaves t
+// untouched.
+void FillValues(Tensor* t, const std::vector<float>& values);
+
+// Fills t's data with start, start + 1, start + 2, ...
+void FillIota(Tensor* t, float start);
+
+// t's data as a vector, for EXPECT_EQ against expected values.
+std::vector<float> Values(const Tensor& t);
+
+}  // namespace dtrain::testing
