@@ -2,10 +2,12 @@
 #include <cblas.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "cli/command.h"
 #include "cli/metrics_file.h"
+#include "cli/signal_actions.h"
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "solver/solver.h"
@@ -61,7 +63,16 @@ Status RunTrain(const Flags& flags) {
     DT_ASSIGN_OR_RETURN(int max_iter, flags.GetInt("iterations"));
     param.set_max_iter(max_iter);
   }
+  // Caffe's rule: no snapshot_prefix means the solver file's path without extension; a prefix
+  // naming a directory gets the solver file's name appended.
+  const std::filesystem::path solver_path(flags.Get("solver"));
+  if (param.snapshot_prefix().empty()) {
+    param.set_snapshot_prefix((solver_path.parent_path() / solver_path.stem()).string());
+  } else if (param.snapshot_prefix().back() == '/') {
+    param.set_snapshot_prefix(param.snapshot_prefix() + solver_path.stem().string());
+  }
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(param));
+  solver->SetActionSource(InstallSignalActions());
 
   std::unique_ptr<MetricsFile> metrics;
   if (flags.Has("metrics")) {

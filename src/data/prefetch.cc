@@ -1,5 +1,8 @@
 #include "data/prefetch.h"
 
+#include <pthread.h>
+
+#include <csignal>
 #include <utility>
 
 namespace dtrain {
@@ -20,6 +23,10 @@ BatchPrefetcher::~BatchPrefetcher() {
 }
 
 void BatchPrefetcher::Run() {
+  // Signals are for the main thread (training stops or snapshots between iterations there).
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
   for (;;) {
     Batch* batch = nullptr;
     {

@@ -136,14 +136,16 @@ Status Solver::Solve() {
   if (param_.snapshot_after_train() && (param_.snapshot() == 0 || iter_ % param_.snapshot() != 0)) {
     DT_RETURN_IF_ERROR(Snapshot());
   }
+  if (stopped_early_) {
+    DT_LOG(INFO) << "Optimization stopped early.";
+    return Status::Ok();
+  }
+  // As Caffe: the last iteration's loss, and a final test when the schedule ends on a test.
   if (param_.display() && iter_ % param_.display() == 0) {
-    const int average_loss = param_.average_loss();
     DT_LOG(INFO) << "Iteration " << iter_ << ", loss = " << smoothed_loss_;
-    (void)average_loss;
   }
   if (param_.test_interval() && iter_ % param_.test_interval() == 0) {
-    DT_ASSIGN_OR_RETURN(auto reports, TestAll());
-    (void)reports;
+    DT_RETURN_IF_ERROR(TestAll().status());
   }
   DT_LOG(INFO) << "Optimization Done.";
   return Status::Ok();
@@ -161,8 +163,7 @@ Status Solver::Step(int iters) {
     net_->ClearParamDiffs();
     if (param_.test_interval() && iter_ % param_.test_interval() == 0 &&
         (iter_ > 0 || param_.test_initialization()) && !test_nets_.empty()) {
-      DT_ASSIGN_OR_RETURN(auto reports, TestAll());
-      (void)reports;
+      DT_RETURN_IF_ERROR(TestAll().status());
       interval_start = Clock::now();  // test time is not training throughput
       interval_iters = 0;
     }
@@ -189,7 +190,14 @@ Status Solver::Step(int iters) {
                              " at iteration " + std::to_string(iter_) +
                              " (try a smaller base_lr)");
     }
-    if (param_.snapshot() && iter_ % param_.snapshot() == 0) DT_RETURN_IF_ERROR(Snapshot());
+    const SolverAction action = action_source_ ? action_source_() : SolverAction::kNone;
+    if ((param_.snapshot() && iter_ % param_.snapshot() == 0) || action == SolverAction::kSnapshot) {
+      DT_RETURN_IF_ERROR(Snapshot());
+    }
+    if (action == SolverAction::kStop) {
+      stopped_early_ = true;
+      break;
+    }
   }
   return Status::Ok();
 }

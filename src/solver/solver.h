@@ -46,6 +46,9 @@ struct TestReport {
   std::vector<NamedValue> scores;
 };
 
+// What an outside request (a signal, in `dtrain train`) asks the loop to do between iterations.
+enum class SolverAction { kNone, kSnapshot, kStop };
+
 class Solver {
  public:
   using DisplayObserver = std::function<void(const IterationReport&)>;
@@ -65,6 +68,9 @@ class Solver {
 
   void AddDisplayObserver(DisplayObserver o) { display_observers_.push_back(std::move(o)); }
   void AddTestObserver(TestObserver o) { test_observers_.push_back(std::move(o)); }
+  // Polled after every iteration: kSnapshot writes a snapshot and goes on; kStop ends training
+  // early (Solve then snapshots as at the end, like Caffe on SIGINT).
+  void SetActionSource(std::function<SolverAction()> source) { action_source_ = std::move(source); }
 
   Net& net() { return *net_; }
   const std::vector<std::unique_ptr<Net>>& test_nets() const { return test_nets_; }
@@ -100,6 +106,8 @@ class Solver {
   int max_iter_for_eta_ = 0;
   std::vector<DisplayObserver> display_observers_;
   std::vector<TestObserver> test_observers_;
+  std::function<SolverAction()> action_source_;
+  bool stopped_early_ = false;
 };
 
 // Creates the solver named by `type` (or the legacy `solver_type`), validating the parameters.

@@ -9,8 +9,10 @@
 namespace dtrain::testing {
 
 CommandResult RunShell(const std::string& command, const std::string& working_dir) {
-  std::string full = command + " 2>&1";
-  if (!working_dir.empty()) full = "cd '" + working_dir + "' && " + full;
+  // The cd applies to the whole script (a `cmd &` inside it still runs in working_dir), and
+  // stderr joins stdout for every command of it.
+  std::string full = "{\n" + command + "\n} 2>&1";
+  if (!working_dir.empty()) full = "cd '" + working_dir + "' || exit 97\n" + full;
   CommandResult result;
   FILE* pipe = popen(full.c_str(), "r");
   if (!pipe) return result;

@@ -1,0 +1,44 @@
+#include "cli/signal_actions.h"
+
+#include <csignal>
+
+#include "core/logging.h"
+
+namespace dtrain {
+namespace {
+
+volatile std::sig_atomic_t g_stop_requested = 0;      // process-wide: signals are too
+volatile std::sig_atomic_t g_snapshot_requested = 0;
+
+void HandleSignal(int signal) {
+  if (signal == SIGHUP) {
+    g_snapshot_requested = 1;
+  } else {
+    g_stop_requested = 1;
+  }
+}
+
+}  // namespace
+
+std::function<SolverAction()> InstallSignalActions() {
+  struct sigaction action = {};
+  action.sa_handler = HandleSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);
+  return [] {
+    if (g_stop_requested) {
+      DT_LOG(INFO) << "Stop requested by a signal: snapshotting and stopping.";
+      return SolverAction::kStop;
+    }
+    if (g_snapshot_requested) {
+      g_snapshot_requested = 0;
+      DT_LOG(INFO) << "Snapshot requested by SIGHUP.";
+      return SolverAction::kSnapshot;
+    }
+    return SolverAction::kNone;
+  };
+}
+
+}  // namespace dtrain
