@@ -50,13 +50,21 @@ TEST(BadInput, MismatchedShapesNameTheLayerAndBothShapes) {
   EXPECT_FAILS_WITH(r, "2 4 (8)");
 }
 
-TEST(BadInput, MissingLmdbNamesThePath) {
-  testing::TempDir dir;
+// A one-layer classifier over the LMDB `source` (relative to dir), and its solver.
+void WriteTinyJob(const testing::TempDir& dir, const std::string& source,
+                  const std::string& solver_extra) {
   WriteTextFile(dir.Path("net.prototxt"), R"(
-    layer { name: "d" type: "Data" top: "data" top: "label" data_param { source: "no_such_lmdb" batch_size: 4 } }
+    layer { name: "d" type: "Data" top: "data" top: "label" data_param { source: ")" + source +
+                                              R"(" batch_size: 4 } }
     layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 2 } }
     layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" })");
-  WriteTextFile(dir.Path("solver.prototxt"), "net: 'net.prototxt' base_lr: 0.1 lr_policy: 'fixed' max_iter: 1");
+  WriteTextFile(dir.Path("solver.prototxt"),
+                "net: 'net.prototxt' base_lr: 0.1 lr_policy: 'fixed' " + solver_extra);
+}
+
+TEST(BadInput, MissingLmdbNamesThePath) {
+  testing::TempDir dir;
+  WriteTinyJob(dir, "no_such_lmdb", "max_iter: 1");
   auto r = RunDtrain("train --solver=solver.prototxt", dir.Path(""));
   EXPECT_FAILS_WITH(r, "no_such_lmdb");
 }
@@ -66,11 +74,7 @@ TEST(BadInput, TruncatedLmdbIsAClearError) {
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 400, 1, 28, 2);
   const std::string mdb = dir.Path("lmdb/data.mdb");
   std::filesystem::resize_file(mdb, std::filesystem::file_size(mdb) / 2);
-  WriteTextFile(dir.Path("net.prototxt"), R"(
-    layer { name: "d" type: "Data" top: "data" top: "label" data_param { source: "lmdb" batch_size: 4 } }
-    layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 2 } }
-    layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" })");
-  WriteTextFile(dir.Path("solver.prototxt"), "net: 'net.prototxt' base_lr: 0.1 lr_policy: 'fixed' max_iter: 1");
+  WriteTinyJob(dir, "lmdb", "max_iter: 1");
   auto r = RunDtrain("train --solver=solver.prototxt", dir.Path(""));
   EXPECT_FAILS_WITH(r, "LMDB 'lmdb' is truncated");
   EXPECT_FAILS_WITH(r, "layer 'd' (Data)");
@@ -100,12 +104,7 @@ TEST(BadInput, TruncatedIdxAndCifarFilesAreClearErrorsAndWriteNothing) {
 TEST(BadInput, CorruptSnapshotIsRejected) {
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 16, 1, 8, 2);
-  WriteTextFile(dir.Path("net.prototxt"), R"(
-    layer { name: "d" type: "Data" top: "data" top: "label" data_param { source: "lmdb" batch_size: 4 } }
-    layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 2 } }
-    layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" })");
-  WriteTextFile(dir.Path("solver.prototxt"),
-                "net: 'net.prototxt' base_lr: 0.1 lr_policy: 'fixed' max_iter: 2 snapshot_prefix: 'snap'");
+  WriteTinyJob(dir, "lmdb", "max_iter: 2 snapshot_prefix: 'snap'");
   testing::WriteFile(dir.Path("garbage.solverstate"), {0x0a, 0xff, 0xff, 0xff, 0x7f, 0x01});
   auto r = RunDtrain("train --solver=solver.prototxt --snapshot=garbage.solverstate", dir.Path(""));
   EXPECT_FAILS_WITH(r, "garbage.solverstate");
