@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package that dtrain's build, tests and examples need.
-# Idempotent: packages already present are skipped by apt; safe to re-run.
+# Idempotent: packages already present are skipped; safe to re-run. Extra package names given as
+# arguments are installed too (bench/install-bench-deps.sh uses this).
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,7 @@ packages=(
   libgtest-dev
   dataset-fashion-mnist
   python3 python3-numpy
+  "$@"
 )
 
 missing=()
