@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# End-to-end training throughput, dtrain vs PyTorch, on the nets of bench/nets/ at 1 and 2
+# threads, plus the machine's OpenBLAS sgemm peak; prints one markdown table (also written to
+# bench/out/results.md). See bench/README.md for what is measured.
+#
+#   bash bench/run.sh                 # all nets, THREADS="1 2"
+#   NETS="lenet cifar10_quick" THREADS=2 bash bench/run.sh
+#   SKIP_BUILD=1 bash bench/run.sh    # use build/dtrain as it is
+#   REPEATS=1 bash bench/run.sh       # one measurement each instead of the best of 2
+#
+# Needs bench/install-bench-deps.sh once (python3-torch, GNU time). Logs go to bench/out/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+NETS=${NETS:-"lenet cifar10_quick cifar10_full googlenet"}
+THREADS=${THREADS:-"1 2"}
+REPEATS=${REPEATS:-2}   # each measurement, alternating dtrain and PyTorch; the best is reported
+DTRAIN=${DTRAIN:-build/dtrain}
+PYTHON=/usr/bin/python3   # Debian's python, the one python3-torch installs into
+OUT=bench/out
+mkdir -p "$OUT"
+
+# Per net: batch size, untimed warmup steps, timed steps (the same for dtrain and PyTorch).
+declare -A BATCH=([lenet]=64 [cifar10_quick]=100 [cifar10_full]=100 [googlenet]=32)
+declare -A WARMUP=([lenet]=5 [cifar10_quick]=2 [cifar10_full]=2 [googlenet]=1)
+declare -A ITERS=([lenet]=100 [cifar10_quick]=20 [cifar10_full]=20 [googlenet]=3)
+
+die() { echo "bench/run.sh: $*" >&2; exit 1; }
+[ -x /usr/bin/time ] || die "GNU time missing: run bash bench/install-bench-deps.sh"
+$PYTHON -c "import torch" 2>/dev/null || die "python3-torch missing: run bash bench/install-bench-deps.sh"
+for net in $NETS; do [ -n "${BATCH[$net]:-}" ] || die "unknown net '$net'"; done
+
+# --- build ---------------------------------------------------------------------------------
+if [ -z "${SKIP_BUILD:-}" ]; then
+  if [ -f build/build.ninja ]; then
+    cmake --build build --target dtrain >/dev/null
+  else
+    bash scripts/build.sh >/dev/null
+  fi
+fi
+[ -x "$DTRAIN" ] || die "$DTRAIN not built"
+# Run a private copy, so that a rebuild of build/ during the benchmark cannot change or break it.
+DTRAIN_BUILT=$DTRAIN
+cp -p "$DTRAIN" "$OUT/dtrain"
+DTRAIN=$OUT/dtrain
+BLAS_INC=$(dirname "$(readlink -f /usr/include/x86_64-linux-gnu/cblas.h 2>/dev/null || echo /usr/include/x86_64-linux-gnu/openblas-pthread/cblas.h)")
+cc -O2 bench/gemm_peak.c -I"$BLAS_INC" -lopenblas -o "$OUT/gemm_peak"
+
+# --- helpers -------------------------------------------------------------------------------
+# Seconds between the solver's "Learning Rate Policy" line (the step loop starts right after it)
+# and "Optimization Done." in a dtrain log (Caffe's glog timestamps, microseconds).
+solve_seconds() {
+  awk '
+    function t(s) { split(s, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
+    /Learning Rate Policy/ { start = t($2) }
+    /Optimization Done/    { stop = t($2) }
+    END { if (start == "" || stop == "") exit 1; d = stop - start; if (d < 0) d += 86400;
+          printf "%.6f\n", d }' "$1"
+}
+max_rss_mb() { awk -F': ' '/Maximum resident set size/ { printf "%.0f\n", $2 / 1024 }' "$1"; }
+
+# dtrain: one run of W steps and one of W+K steps; K steps' time is the difference of their
+# step-loop times, so start-up, net construction and warmup cancel. Peak RSS of the longer run.
+dtrain_bench() {  # net threads repeat -> "img_per_s rss_mb"
+  local net=$1 n=$2 w=${WARMUP[$1]} k=${ITERS[$1]} t_w t_wk
+  local base="$OUT/dtrain_${net}_t${n}_r$3"
+  for iters in "$w" "$((w + k))"; do
+    OMP_NUM_THREADS=$n OPENBLAS_NUM_THREADS=$n /usr/bin/time -v -o "$base.i$iters.time" \
+      "$DTRAIN" train --solver="bench/nets/${net}_solver.prototxt" --iterations="$iters" \
+      --threads="$n" >"$base.i$iters.log" 2>&1 || die "dtrain failed, see $base.i$iters.log"
+  done
+  t_w=$(solve_seconds "$base.i$w.log") || die "no timing lines in $base.i$w.log"
+  t_wk=$(solve_seconds "$base.i$((w + k)).log") || die "no timing lines in $base.i$((w + k)).log"
+  awk -v k="$k" -v b="${BATCH[$net]}" -v a="$t_w" -v c="$t_wk" -v rss="$(max_rss_mb "$base.i$((w + k)).time")" \
+    'BEGIN { d = c - a; if (d <= 0) { print "nan", rss } else printf "%.2f %s\n", k * b / d, rss }'
+}
+
+torch_bench() {  # net threads repeat -> "img_per_s rss_mb"
+  local line base="$OUT/torch_${1}_t${2}_r$3"
+  line=$(OMP_NUM_THREADS=$2 OPENBLAS_NUM_THREADS=$2 $PYTHON bench/torch_bench.py "$1" \
+    --threads "$2" --iters "${ITERS[$1]}" --warmup "${WARMUP[$1]}" 2>"$base.err") || die "torch_bench failed, see $base.err"
+  echo "$line" >"$base.log"
+  echo "$line" | sed -E 's/.*img_per_s=([0-9.]+) peak_rss_mb=([0-9]+).*/\1 \2/'
+}
+
+# Training MFLOP per image, estimated as 3x the forward MFLOP of `dtrain check` (backward of a
+# conv/fc layer is about twice its forward: data gradient plus weight gradient).
+train_mflop_per_image() {
+  local table
+  table=$("$DTRAIN" check --model="bench/nets/$1.prototxt" 2>&1) || die "dtrain check $1 failed"
+  echo "$table" | awk -v b="${BATCH[$1]}" '/^total/ && !done { printf "%.2f\n", 3 * $NF / b; done = 1 }'
+}
+
+# CPU ticks (USER_HZ) busy on the whole machine, and used by this script and its reaped children;
+# the difference over a measurement is other work running at the same time.
+cpu_ticks() {
+  local busy mine
+  busy=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat)
+  mine=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$$/stat")
+  echo "$busy $mine $(awk '{ printf "%d", $1 * 100 }' /proc/uptime)"
+}
+# Cores' worth of other work between two cpu_ticks snapshots.
+other_cores() {
+  echo "$1 $2" | awk '{ wall = $6 - $3; if (wall <= 0) { print 0; exit }
+    o = (($4 - $1) - ($5 - $2)) / wall; printf "%.1f\n", o < 0 ? 0 : o }'
+}
+
+# --- run -----------------------------------------------------------------------------------
+start_load=$(cut -d' ' -f1-3 /proc/loadavg)
+run_start=$(cpu_ticks)
+"$OUT/gemm_peak" $THREADS >"$OUT/gemm_peak.log" || die "gemm_peak failed"
+declare -A PEAK
+while read -r _ threads_kv gflops_kv _; do
+  PEAK[${threads_kv#threads=}]=${gflops_kv#best_gflops=}
+done <"$OUT/gemm_peak.log"
+gemm_other=$(other_cores "$run_start" "$(cpu_ticks)")
+
+rows=()
+for net in $NETS; do
+  mflop=$(train_mflop_per_image "$net")
+  for n in $THREADS; do
+    echo "bench: $net, $n thread(s) ..." >&2
+    before=$(cpu_ticks)
+    d_ips=0 t_ips=0
+    for ((r = 1; r <= REPEATS; r++)); do  # alternate, keep the best of each
+      res=$(dtrain_bench "$net" "$n" "$r")
+      read -r ips d_rss <<<"$res"
+      d_ips=$(awk -v a="$d_ips" -v b="$ips" 'BEGIN { print (b > a ? b : a) }')
+      res=$(torch_bench "$net" "$n" "$r")
+      read -r ips t_rss <<<"$res"
+      t_ips=$(awk -v a="$t_ips" -v b="$ips" 'BEGIN { print (b > a ? b : a) }')
+    done
+    other=$(other_cores "$before" "$(cpu_ticks)")
+    rows+=("$(awk -v net="$net" -v n="$n" -v d="$d_ips" -v t="$t_ips" -v dr="$d_rss" \
+      -v tr="$t_rss" -v mf="$mflop" -v peak="${PEAK[$n]:-0}" -v other="$other" 'BEGIN {
+        g = d * mf / 1000; pct = peak > 0 ? 100 * g / peak : 0;
+        printf "| %s | %d | %.1f | %.1f | %.2f | %.1f (%.0f%%) | %d | %d | %.1f |", net, n, d, t,
+               (t > 0 ? d / t : 0), g, pct, dr, tr, other }')")
+  done
+done
+end_load=$(cut -d' ' -f1-3 /proc/loadavg)
+total_other=$(other_cores "$run_start" "$(cpu_ticks)")
+
+# --- report --------------------------------------------------------------------------------
+{
+  echo "dtrain vs PyTorch $($PYTHON -c 'import torch; print(torch.__version__)'), training steps" \
+    "(forward + backward + SGD momentum), synthetic data in memory"
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores;" \
+    "dtrain at $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- src 2>/dev/null || echo ' with local changes in src/')," \
+    "binary built $(date -u -r "$DTRAIN_BUILT" '+%Y-%m-%d %H:%M UTC'); best of $REPEATS per cell"
+  echo "Other work may run at the same time: load average at start $start_load, at end $end_load;" \
+    "other processes kept $total_other of $(nproc) cores busy on average over the run" \
+    "(last column: the same during each row)."
+  echo
+  echo "| net | threads | dtrain img/s | PyTorch img/s | dtrain/PyTorch | dtrain GFLOP/s (% of sgemm peak) | dtrain peak RSS MiB | PyTorch peak RSS MiB | other load (cores) |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  for n in $THREADS; do echo "OpenBLAS sgemm peak, $n thread(s): ${PEAK[$n]:-?} GFLOP/s"; done
+  echo "(other load during the sgemm probe: $gemm_other cores)"
+  echo "dtrain GFLOP/s: img/s times 3x the forward FLOPs per image of \`dtrain check\` (an estimate);" \
+    "% of the sgemm peak at the same thread count."
+} | tee "$OUT/results.md"

@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""Times PyTorch training steps of one benchmark net (bench/torch_nets.py) on the CPU.
+
+A step is what `dtrain train` does per iteration: forward, backward and an SGD momentum update
+(momentum 0.9, weight decay as in bench/nets/NET_solver.prototxt), on one synthetic batch held in
+memory (gaussian images, label 0, made once). After --warmup untimed steps, --iters steps are
+timed together with time.perf_counter.
+
+Threads: OMP_NUM_THREADS and OPENBLAS_NUM_THREADS are set to --threads before torch is imported
+(PyTorch's fully connected layers may run in OpenBLAS, whose threads torch.set_num_threads does not
+limit) and torch.set_num_threads(--threads) is called.
+
+Output, one line:  torch net=NET threads=N iters=K img_per_s=X peak_rss_mb=Y
+(peak_rss_mb: resource.getrusage(RUSAGE_SELF).ru_maxrss, the whole process's peak, in MiB).
+
+    /usr/bin/python3 bench/torch_bench.py googlenet --threads 2 --iters 3 --warmup 1
+"""
+
+import argparse
+import os
+import sys
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("net", choices=["lenet", "cifar10_quick", "cifar10_full", "googlenet"])
+    parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--iters", type=int, required=True, help="timed training steps")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed steps first")
+    args = parser.parse_args()
+    if args.threads < 1 or args.iters < 1 or args.warmup < 0:
+        parser.error("--threads and --iters must be positive, --warmup not negative")
+
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+    import resource
+    import time
+
+    import torch
+    import torch.nn.functional as F
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch_nets
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(1701)
+    # base_lr and weight_decay of bench/nets/NET_solver.prototxt.
+    lr, weight_decay = {"lenet": (0.01, 5e-4), "cifar10_quick": (1e-3, 4e-3),
+                        "cifar10_full": (1e-3, 4e-3), "googlenet": (0.01, 2e-4)}[args.net]
+
+    model, shape, loss_weights = torch_nets.NETS[args.net]()
+    model.train()
+    data = torch.randn(shape)
+    label = torch.zeros(shape[0], dtype=torch.long)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9,
+                                weight_decay=weight_decay)
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        outputs = model(data)
+        loss = sum(w * F.cross_entropy(o, label) for w, o in zip(loss_weights, outputs))
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    for _ in range(args.warmup):
+        step()
+    start = time.perf_counter()
+    for _ in range(args.iters):
+        loss = step()
+    seconds = time.perf_counter() - start
+    if not torch.isfinite(loss):
+        sys.exit(f"torch_bench: loss is {loss.item()} for {args.net}")
+
+    img_per_s = args.iters * shape[0] / seconds
+    peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(f"torch net={args.net} threads={args.threads} iters={args.iters} "
+          f"img_per_s={img_per_s:.2f} peak_rss_mb={peak_rss_mb:.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
