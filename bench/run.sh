@@ -6,7 +6,7 @@
 #   bash bench/run.sh                 # all nets, THREADS="1 2"
 #   NETS="lenet cifar10_quick" THREADS=2 bash bench/run.sh
 #   SKIP_BUILD=1 bash bench/run.sh    # use build/dtrain as it is
-#   REPEATS=1 bash bench/run.sh       # one measurement each instead of the best of 2
+#   REPEATS=1 bash bench/run.sh       # one measurement each instead of the best of 3 (~4 min)
 #
 # Needs bench/install-bench-deps.sh once (python3-torch, GNU time). Logs go to bench/out/.
 set -euo pipefail
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 NETS=${NETS:-"lenet cifar10_quick cifar10_full googlenet"}
 THREADS=${THREADS:-"1 2"}
-REPEATS=${REPEATS:-2}   # each measurement, alternating dtrain and PyTorch; the best is reported
+REPEATS=${REPEATS:-3}   # each measurement, alternating dtrain and PyTorch; the best is reported
 DTRAIN=${DTRAIN:-build/dtrain}
 PYTHON=/usr/bin/python3   # Debian's python, the one python3-torch installs into
 OUT=bench/out
