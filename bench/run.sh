@@ -31,7 +31,9 @@ $PYTHON -c "import torch" 2>/dev/null || die "python3-torch missing: run bash be
 for net in $NETS; do [ -n "${BATCH[$net]:-}" ] || die "unknown net '$net'"; done
 
 # --- build ---------------------------------------------------------------------------------
-if [ -z "${SKIP_BUILD:-}" ]; then
+if [ -z "${SKIP_BUILD:-}" ] && pgrep -x ninja >/dev/null; then
+  echo "bench/run.sh: another build (ninja) is running; not building, using $DTRAIN as it is" >&2
+elif [ -z "${SKIP_BUILD:-}" ]; then
   if [ -f build/build.ninja ]; then
     cmake --build build --target dtrain >/dev/null
   else
