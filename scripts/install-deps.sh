@@ -9,6 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   liblmdb-dev lmdb-utils
   libopenblas-dev
+  libdnnl-dev
   zlib1g-dev nlohmann-json3-dev
   libgtest-dev
   dataset-fashion-mnist

@@ -1,4 +1,6 @@
-// dtrain time: Caffe's `caffe time`: per-layer forward/backward times and throughput.
+// dtrain time: Caffe's `caffe time`: per-layer forward/backward times, throughput, and the
+// GFLOP/s of the layers that count their work (Convolution, Deconvolution, InnerProduct).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -16,11 +18,28 @@ double Ms(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+struct LayerWork {
+  double ms = 0;     // per iteration
+  double flops = 0;  // per iteration
+};
+
+// "          conv1\tforward:    1.2345 ms,   98.7 GFLOP/s" (no rate for layers that count no work).
+std::string LayerLine(const std::string& name, const char* pass, double ms, double flops) {
+  char line[200];
+  int n = std::snprintf(line, sizeof(line), "%15s\t%s: %9.4f ms.", name.c_str(), pass, ms);
+  if (flops > 0 && ms > 0) {
+    std::snprintf(line + n - 1, sizeof(line) - n + 1, ", %7.1f GFLOP/s", flops / ms / 1e6);
+  }
+  return line;
+}
+
 Status RunTime(const Flags& flags) {
   DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
   DT_ASSIGN_OR_RETURN(int iterations, flags.GetInt("iterations"));
   if (iterations <= 0) return InvalidArgument("--iterations must be positive");
-  DT_ASSIGN_OR_RETURN(auto net, LoadNetForPhase(flags.Get("model"), TRAIN, flags.Get("weights")));
+  DT_ASSIGN_OR_RETURN(auto net, LoadNetForPhase(flags.Get("model"), TRAIN, flags.Get("weights"),
+                                                flags.Get("engine")));
+  LogEngineChoices(*net, flags.GetBool("verbose"));
   const auto& layers = net->layers();
   const size_t n = layers.size();
 
@@ -54,16 +73,38 @@ Status RunTime(const Flags& flags) {
   }
   DT_LOG(INFO) << "Average time per layer: ";
   double forward_total = 0, backward_total = 0;
+  // Work of the layers that count it (Convolution, Deconvolution, InnerProduct): forward MACs,
+  // and backward MACs for each gradient computed (weights, and data where a bottom needs it).
+  LayerWork conv, dense;
   for (size_t i = 0; i < n; ++i) {
-    char line[160];
-    std::snprintf(line, sizeof(line), "%15s\tforward: %9.4f ms.", net->layer_names()[i].c_str(),
-                  forward_ms[i] / iterations);
-    DT_LOG(INFO) << line;
-    std::snprintf(line, sizeof(line), "%15s\tbackward: %9.4f ms.", net->layer_names()[i].c_str(),
-                  backward_ms[i] / iterations);
-    DT_LOG(INFO) << line;
+    const Layer& layer = *layers[i];
+    const double forward_flops = 2 * layer.ForwardMacs();
+    const std::vector<bool>& need = net->bottom_need_backward(static_cast<int>(i));
+    bool weights_grad = false;
+    for (size_t b = 0; b < layer.blobs().size(); ++b) weights_grad |= layer.param_propagate_down(b);
+    const bool data_grad = std::find(need.begin(), need.end(), true) != need.end();
+    const double backward_flops = net->layer_need_backward(static_cast<int>(i))
+                                      ? forward_flops * (weights_grad + data_grad)
+                                      : 0;
+    const double f_ms = forward_ms[i] / iterations, b_ms = backward_ms[i] / iterations;
+    DT_LOG(INFO) << LayerLine(net->layer_names()[i], "forward", f_ms, forward_flops);
+    DT_LOG(INFO) << LayerLine(net->layer_names()[i], "backward", b_ms, backward_flops);
     forward_total += forward_ms[i];
     backward_total += backward_ms[i];
+    if (forward_flops > 0) {
+      LayerWork& work = std::string(layer.type()) == "InnerProduct" ? dense : conv;
+      work.ms += f_ms + b_ms;
+      work.flops += forward_flops + backward_flops;
+    }
+  }
+  if (conv.ms > 0) {
+    DT_LOG(INFO) << "Convolution layers: " << conv.ms << " ms forward+backward, "
+                 << conv.flops / conv.ms / 1e6 << " GFLOP/s";
+  }
+  const LayerWork both{conv.ms + dense.ms, conv.flops + dense.flops};
+  if (both.ms > 0) {
+    DT_LOG(INFO) << "Convolution and InnerProduct layers: " << both.ms
+                 << " ms forward+backward, " << both.flops / both.ms / 1e6 << " GFLOP/s";
   }
   const double per_iter = total_ms / iterations;
   const int batch = net->top_vecs().empty() || net->top_vecs()[0].empty() ||
@@ -89,6 +130,9 @@ Command TimeCommand() {
            {"weights", "optional .caffemodel"},
            {"iterations", "timed iterations", false, "50"},
            {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
+           {"engine", "force one engine on every layer: onednn or reference (default: each "
+                      "layer's own choice)"},
+           {"verbose", "list which implementation each layer runs and why others declined", true},
            {"gpu", "accepted for Caffe compatibility; dtrain runs on the CPU"}},
           RunTime};
 }

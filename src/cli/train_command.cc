@@ -1,5 +1,6 @@
 // dtrain train: Caffe's `caffe train`.
 #include <cblas.h>
+#include <omp.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -7,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/metrics_file.h"
+#include "cli/net_loading.h"
 #include "cli/signal_actions.h"
 #include "core/logging.h"
 #include "core/proto_io.h"
@@ -26,6 +28,7 @@ Status ApplyThreadsFlag(const Flags& flags) {
   if (threads == 0 && env && std::atoi(env) > 0) threads = std::atoi(env);
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   openblas_set_num_threads(threads);
+  omp_set_num_threads(threads);  // oneDNN's thread pool
   return Status::Ok();
 }
 
@@ -71,7 +74,13 @@ Status RunTrain(const Flags& flags) {
   } else if (param.snapshot_prefix().back() == '/') {
     param.set_snapshot_prefix(param.snapshot_prefix() + solver_path.stem().string());
   }
+  if (flags.Has("engine")) {
+    DT_RETURN_IF_ERROR(ParseEngine(flags.Get("engine")).status().WithContext("--engine"));
+    param.set_engine(flags.Get("engine"));
+  }
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(param));
+  LogEngineChoices(solver->net(), flags.GetBool("verbose"));
+  for (const auto& test_net : solver->test_nets()) LogEngineChoices(*test_net, flags.GetBool("verbose"));
   solver->SetActionSource(InstallSignalActions());
 
   std::unique_ptr<MetricsFile> metrics;
@@ -116,6 +125,9 @@ Command TrainCommand() {
            {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
            {"iterations", "override the solver's max_iter"},
            {"metrics", "write one JSON line per display/test event to this file"},
+           {"engine", "force one engine on every layer: onednn or reference (default: each "
+                      "layer's own choice)"},
+           {"verbose", "list which implementation each layer runs and why others declined", true},
            {"gpu", "accepted for Caffe compatibility; dtrain trains on the CPU"}},
           RunTrain};
 }

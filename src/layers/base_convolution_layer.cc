@@ -140,6 +140,7 @@ Status BaseConvolutionLayer::Reshape(const TensorVec& bottom, const TensorVec& t
                    ", bottom[" + std::to_string(i) + "] is " + bottom[i]->ShapeString());
     }
   }
+  num_bottoms_ = static_cast<int>(bottom.size());
   const reference::Window2d& w = window_;
   const int out_h = OutputSize(in.shape(2), w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
   const int out_w = OutputSize(in.shape(3), w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
@@ -164,6 +165,10 @@ Status BaseConvolutionLayer::Reshape(const TensorVec& bottom, const TensorVec& t
   conv_.out_w = dst[3];
   conv_.groups = group_;
   conv_.window = window_;
+  return ReshapeKernel();
+}
+
+Status BaseConvolutionLayer::ReshapeKernel() {
   col_buffer_.resize(reference::ColumnBufferSize(conv_));
   return Status::Ok();
 }

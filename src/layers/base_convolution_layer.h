@@ -30,6 +30,7 @@ class BaseConvolutionLayer : public Layer {
   bool EqualNumBottomTopBlobs() const override { return true; }
 
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+  double ForwardMacs() const override { return conv_.Macs() * num_bottoms_; }
 
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
@@ -38,6 +39,9 @@ class BaseConvolutionLayer : public Layer {
   virtual bool reverse_dimensions() const = 0;
   // Spatial size of the top along one axis, from the bottom's size along it.
   virtual int OutputSize(int in, int kernel, int pad, int stride, int dilation) const = 0;
+  // Prepares the kernel for conv_ (just set by Reshape). Default: the reference kernel's column
+  // buffer.
+  virtual Status ReshapeKernel();
 
   int num_output_ = 0;
   int group_ = 1;
@@ -46,6 +50,7 @@ class BaseConvolutionLayer : public Layer {
   reference::Window2d window_;
   reference::ConvolutionShape conv_;
   std::vector<float> col_buffer_;
+  int num_bottoms_ = 1;
 
  private:
   Status ReadWindow();

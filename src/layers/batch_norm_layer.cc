@@ -1,5 +1,6 @@
 #include "layers/batch_norm_layer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "proto/layer_params.pb.h"
@@ -53,24 +54,59 @@ Status BatchNormLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   top[0]->ReshapeLike(*bottom[0]);
   x_norm_.ReshapeLike(*bottom[0]);
   mean_.resize(channels_);
+  variance_.resize(channels_);
   stddev_.resize(channels_);
+  // Implementation list: oneDNN, then the loops below.
+  const onednn::BatchNormProblem problem{num_, channels_, spatial_, eps_, use_global_stats_};
+  StatusOr<bool> changed = kernel_.Update(
+      engine_, problem, [&] { return onednn::BatchNorm::Create(problem, /*training=*/true); },
+      &engine_report_);
+  if (!changed.ok()) return Error(changed.status().message());
+  return Status::Ok();
+}
+
+void BatchNormLayer::ReadGlobalStats() {
+  const float factor = blobs_[2]->data()[0];
+  const float scale = factor == 0.f ? 0.f : 1.f / factor;
+  for (int c = 0; c < channels_; ++c) {
+    mean_[c] = blobs_[0]->data()[c] * scale;
+    variance_[c] = blobs_[1]->data()[c] * scale;
+  }
+}
+
+// Running statistics from this batch's mean_ and variance_, stored exactly as Caffe does.
+void BatchNormLayer::UpdateRunningStats() {
+  const double m = static_cast<double>(num_) * spatial_;  // elements per channel
+  const float f = moving_average_fraction_;
+  const float bias_correction = m > 1 ? static_cast<float>(m / (m - 1)) : 1.f;
+  blobs_[2]->mutable_data()[0] = blobs_[2]->data()[0] * f + 1.f;
+  for (int c = 0; c < channels_; ++c) {
+    blobs_[0]->mutable_data()[c] = blobs_[0]->data()[c] * f + mean_[c];
+    blobs_[1]->mutable_data()[c] = blobs_[1]->data()[c] * f + bias_correction * variance_[c];
+  }
+}
+
+Status BatchNormLayer::ForwardFast(onednn::BatchNorm& fast, const Tensor& bottom, Tensor& top) {
+  if (use_global_stats_) ReadGlobalStats();
+  // Backward needs the input; in place, the forward pass overwrites it, so keep a copy.
+  if (&bottom == &top) {
+    std::copy(bottom.data(), bottom.data() + bottom.count(), x_norm_.mutable_data());
+  }
+  fast.Forward(bottom.data(), top.mutable_data(), mean_.data(), variance_.data());
+  if (!use_global_stats_) UpdateRunningStats();
   return Status::Ok();
 }
 
 Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  if (onednn::BatchNorm* fast = kernel_.fast()) return ForwardFast(*fast, *bottom[0], *top[0]);
   const float* x = bottom[0]->data();
   float* y = top[0]->mutable_data();
   const double m = static_cast<double>(num_) * spatial_;  // elements per channel
   auto at = [&](int n, int c) { return (static_cast<int64_t>(n) * channels_ + c) * spatial_; };
 
-  std::vector<float> variance(channels_);
+  std::vector<float>& variance = variance_;
   if (use_global_stats_) {
-    const float factor = blobs_[2]->data()[0];
-    const float scale = factor == 0.f ? 0.f : 1.f / factor;
-    for (int c = 0; c < channels_; ++c) {
-      mean_[c] = blobs_[0]->data()[c] * scale;
-      variance[c] = blobs_[1]->data()[c] * scale;
-    }
+    ReadGlobalStats();
   } else {
     for (int c = 0; c < channels_; ++c) {
       double sum = 0, sum_sq = 0;
@@ -87,14 +123,7 @@ Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top
       mean_[c] = static_cast<float>(mean);
       variance[c] = m > 0 ? static_cast<float>(sum_sq / m) : 0.f;
     }
-    // Running statistics, stored exactly as Caffe does.
-    const float f = moving_average_fraction_;
-    const float bias_correction = m > 1 ? static_cast<float>(m / (m - 1)) : 1.f;
-    blobs_[2]->mutable_data()[0] = blobs_[2]->data()[0] * f + 1.f;
-    for (int c = 0; c < channels_; ++c) {
-      blobs_[0]->mutable_data()[c] = blobs_[0]->data()[c] * f + mean_[c];
-      blobs_[1]->mutable_data()[c] = blobs_[1]->data()[c] * f + bias_correction * variance[c];
-    }
+    UpdateRunningStats();
   }
   float* xn = x_norm_.mutable_data();
   for (int c = 0; c < channels_; ++c) {
@@ -113,6 +142,11 @@ Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top
 void BatchNormLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                   const TensorVec& bottom) {
   if (!propagate_down[0]) return;
+  if (onednn::BatchNorm* fast = kernel_.fast()) {
+    const float* src = bottom[0] == top[0] ? x_norm_.data() : bottom[0]->data();
+    fast->Backward(src, mean_.data(), variance_.data(), top[0]->diff(), bottom[0]->mutable_diff());
+    return;
+  }
   const float* dy = top[0]->diff();
   const float* y = x_norm_.data();
   float* dx = bottom[0]->mutable_diff();  // may be dy itself (in place): read before written

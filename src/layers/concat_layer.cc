@@ -45,12 +45,30 @@ Status ConcatLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   if (bottom.size() == 1) {
     top[0]->ShareData(*bottom[0]);
     top[0]->ShareDiff(*bottom[0]);
+    return Status::Ok();
   }
+  // Implementation list: oneDNN, then the copies below. The problem is updated in place so that
+  // a steady-state Reshape allocates nothing.
+  problem_.axis = axis_;
+  problem_.srcs.resize(bottom.size());
+  for (size_t i = 0; i < bottom.size(); ++i) {
+    problem_.srcs[i].assign(bottom[i]->shape().begin(), bottom[i]->shape().end());
+  }
+  StatusOr<bool> changed = kernel_.Update(
+      engine_, problem_, [&] { return onednn::Concat::Create(problem_, /*training=*/true); },
+      &engine_report_);
+  if (!changed.ok()) return Error(changed.status().message());
   return Status::Ok();
 }
 
 Status ConcatLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   if (bottom.size() == 1) return Status::Ok();
+  if (onednn::Concat* fast = kernel_.fast()) {
+    sources_.resize(bottom.size());
+    for (size_t i = 0; i < bottom.size(); ++i) sources_[i] = bottom[i]->data();
+    fast->Forward(sources_, top[0]->mutable_data());
+    return Status::Ok();
+  }
   float* y = top[0]->mutable_data();
   const int64_t top_block = top[0]->shape(axis_) * inner_;
   int64_t offset = 0;  // where this bottom starts within a top block
@@ -68,6 +86,14 @@ Status ConcatLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
 void ConcatLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                const TensorVec& bottom) {
   if (bottom.size() == 1) return;
+  if (onednn::Concat* fast = kernel_.fast()) {
+    for (size_t i = 0; i < bottom.size(); ++i) {
+      if (propagate_down[i]) {
+        fast->Backward(static_cast<int>(i), top[0]->diff(), bottom[i]->mutable_diff());
+      }
+    }
+    return;
+  }
   const float* dy = top[0]->diff();
   const int64_t top_block = top[0]->shape(axis_) * inner_;
   int64_t offset = 0;

@@ -4,10 +4,14 @@
 //   H_out = (H + 2 * pad_h - (dilation_h * (kernel_h - 1) + 1)) / stride_h + 1 (rounded down).
 //
 // Weights (num_output, C / group, kernel_h, kernel_w), bias (num_output). Channels are split
-// into `group` independent groups. Parameters as in BaseConvolutionLayer. Computed by the
-// reference im2col + sgemm kernel (kernels/reference/convolution.h).
+// into `group` independent groups. Parameters as in BaseConvolutionLayer. Implementations, in
+// order: oneDNN (kernels/onednn/convolution.h), then the reference im2col + sgemm
+// (kernels/reference/convolution.h); chosen per problem, see layers/engine.h.
 #pragma once
 
+#include <memory>
+
+#include "kernels/onednn/convolution.h"
 #include "layers/base_convolution_layer.h"
 
 namespace dtrain {
@@ -20,9 +24,13 @@ class ConvolutionLayer : public BaseConvolutionLayer {
  protected:
   bool reverse_dimensions() const override { return false; }
   int OutputSize(int in, int kernel, int pad, int stride, int dilation) const override;
+  Status ReshapeKernel() override;
   Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
   void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                     const TensorVec& bottom) override;
+
+ private:
+  KernelChoice<onednn::Convolution, reference::ConvolutionShape> kernel_;
 };
 
 }  // namespace dtrain

@@ -30,11 +30,29 @@ Status EltwiseLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
     }
   }
   top[0]->ReshapeLike(*bottom[0]);
+  // Implementation list: oneDNN (SUM only), then the loops below. The problem is updated in place
+  // so that a steady-state Reshape allocates nothing.
+  problem_.count = bottom[0]->count();
+  problem_.coeffs = coeffs_;
+  StatusOr<bool> changed = kernel_.Update(
+      engine_, problem_,
+      [&]() -> StatusOr<std::unique_ptr<onednn::EltwiseSum>> {
+        if (op_ != EltwiseParameter::SUM) return Unsupported("only SUM has a oneDNN kernel");
+        return onednn::EltwiseSum::Create(problem_, /*training=*/true);
+      },
+      &engine_report_);
+  if (!changed.ok()) return Error(changed.status().message());
   if (op_ == EltwiseParameter::MAX) max_index_.resize(bottom[0]->count());
   return Status::Ok();
 }
 
 Status EltwiseLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  if (onednn::EltwiseSum* fast = kernel_.fast()) {
+    sources_.resize(bottom.size());
+    for (size_t i = 0; i < bottom.size(); ++i) sources_[i] = bottom[i]->data();
+    fast->Forward(sources_, top[0]->mutable_data());
+    return Status::Ok();
+  }
   const int64_t n = top[0]->count();
   float* y = top[0]->mutable_data();
   switch (op_) {
@@ -83,6 +101,14 @@ Status EltwiseLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) 
 
 void EltwiseLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                 const TensorVec& bottom) {
+  if (onednn::EltwiseSum* fast = kernel_.fast()) {
+    for (size_t i = 0; i < bottom.size(); ++i) {
+      if (propagate_down[i]) {
+        fast->Backward(static_cast<int>(i), top[0]->diff(), bottom[i]->mutable_diff());
+      }
+    }
+    return;
+  }
   const int64_t n = top[0]->count();
   const float* y = top[0]->data();
   const float* dy = top[0]->diff();

@@ -6,9 +6,11 @@
 // into K inputs. top = bottom * W^T + bias, with weights W of shape (num_output, K), or (K,
 // num_output) when `transpose` is set, and bias (num_output) when bias_term. Parameters:
 // num_output, bias_term, weight_filler, bias_filler, axis, transpose. K is fixed at setup: later
-// bottoms may change the batch axes only. Not thread-safe.
+// bottoms may change the batch axes only. Implementations, in order: oneDNN
+// (kernels/onednn/inner_product.h), then the reference sgemm. Not thread-safe.
 #pragma once
 
+#include "kernels/onednn/inner_product.h"
 #include "kernels/reference/inner_product.h"
 #include "layers/layer.h"
 
@@ -23,6 +25,9 @@ class InnerProductLayer : public Layer {
   int ExactNumTopBlobs() const override { return 1; }
 
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+  double ForwardMacs() const override {
+    return static_cast<double>(shape_.m) * shape_.n * shape_.k;
+  }
 
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
@@ -35,6 +40,7 @@ class InnerProductLayer : public Layer {
 
   bool bias_term_ = true;
   reference::InnerProductShape shape_;
+  KernelChoice<onednn::InnerProduct, reference::InnerProductShape> kernel_;
 };
 
 }  // namespace dtrain

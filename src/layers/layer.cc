@@ -5,7 +5,7 @@
 namespace dtrain {
 
 Layer::Layer(const LayerParameter& param, const LayerContext& context)
-    : param_(param), phase_(context.phase), rng_(context.seed) {}
+    : param_(param), phase_(context.phase), rng_(context.seed), engine_name_(context.engine) {}
 
 Status Layer::Error(const std::string& message) const {
   return InvalidArgument("layer '" + param_.name() + "' (" + param_.type() + "): " + message);
@@ -36,6 +36,9 @@ Status Layer::CheckBlobCounts(const TensorVec& bottom, const TensorVec& top) con
 
 Status Layer::Setup(const TensorVec& bottom, const TensorVec& top) {
   DT_RETURN_IF_ERROR(CheckBlobCounts(bottom, top));
+  StatusOr<Engine> engine = ParseEngine(engine_name_);
+  if (!engine.ok()) return Error(engine.status().message());
+  engine_ = *engine;
   DT_RETURN_IF_ERROR(LayerSetUp(bottom, top));
   DT_RETURN_IF_ERROR(Reshape(bottom, top));
   param_propagate_down_.resize(blobs_.size(), true);

@@ -22,6 +22,7 @@
 #include "core/rng.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "layers/engine.h"
 #include "proto/net.pb.h"
 
 namespace dtrain {
@@ -32,6 +33,7 @@ using TensorVec = std::vector<Tensor*>;
 struct LayerContext {
   Phase phase = TRAIN;
   uint64_t seed = 1701;  // the layer's own random stream (fillers, dropout, data order)
+  std::string engine;    // the engine asked for (layers/engine.h); "" lets the layer choose
 };
 
 class Layer {
@@ -53,6 +55,12 @@ class Layer {
   const LayerParameter& layer_param() const { return param_; }
   const std::string& name() const { return param_.name(); }
   Phase phase() const { return phase_; }
+
+  // Which implementation computes this layer and why the others declined ("" for layers that
+  // have only one implementation).
+  const std::string& engine_report() const { return engine_report_; }
+  // Multiply-adds of one forward pass (x2 = FLOPs), for layers that count them (dtrain time).
+  virtual double ForwardMacs() const { return 0; }
 
   std::vector<std::shared_ptr<Tensor>>& blobs() { return blobs_; }
   const std::vector<std::shared_ptr<Tensor>>& blobs() const { return blobs_; }
@@ -95,17 +103,22 @@ class Layer {
   virtual void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                             const TensorVec& bottom) = 0;
 
+  // The engine name this layer was given, for layers that build inner layers.
+  const std::string& engine_name() const { return engine_name_; }
   // "layer 'conv1' (Convolution): <message>"-style error for this layer.
   Status Error(const std::string& message) const;
 
   LayerParameter param_;
   Phase phase_;
   Rng rng_;
+  Engine engine_ = Engine::kAny;  // parsed in Setup from LayerContext::engine
+  std::string engine_report_;
   std::vector<std::shared_ptr<Tensor>> blobs_;
 
  private:
   Status CheckBlobCounts(const TensorVec& bottom, const TensorVec& top) const;
 
+  std::string engine_name_;
   std::vector<bool> param_propagate_down_;
   std::vector<float> loss_weights_;
 };

@@ -30,11 +30,20 @@ Status LRNLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   shape_.height = in.shape(2);
   shape_.width = in.shape(3);
   top[0]->ReshapeLike(in);
-  scale_.ReshapeLike(in);
+  // Implementation list: oneDNN, then the reference loops (which keep the scale for backward).
+  StatusOr<bool> changed = kernel_.Update(
+      engine_, shape_, [&] { return onednn::Lrn::Create(shape_, across_channels_, /*training=*/true); },
+      &engine_report_);
+  if (!changed.ok()) return Error(changed.status().message());
+  if (!kernel_.fast()) scale_.ReshapeLike(in);
   return Status::Ok();
 }
 
 Status LRNLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  if (onednn::Lrn* fast = kernel_.fast()) {
+    fast->Forward(bottom[0]->data(), top[0]->mutable_data());
+    return Status::Ok();
+  }
   if (across_channels_) {
     reference::LrnAcrossChannelsForward(shape_, bottom[0]->data(), top[0]->mutable_data(),
                                         scale_.mutable_data());
@@ -48,7 +57,9 @@ Status LRNLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
 void LRNLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                             const TensorVec& bottom) {
   if (!propagate_down[0]) return;
-  if (across_channels_) {
+  if (onednn::Lrn* fast = kernel_.fast()) {
+    fast->Backward(bottom[0]->data(), top[0]->diff(), bottom[0]->mutable_diff());
+  } else if (across_channels_) {
     reference::LrnAcrossChannelsBackward(shape_, bottom[0]->data(), top[0]->data(), scale_.data(),
                                          top[0]->diff(), bottom[0]->mutable_diff());
   } else {

@@ -6,9 +6,11 @@
 //
 // Windows are centred and zero-padded. Parameters: local_size (odd, default 5), alpha (1), beta
 // (0.75), k (1; as in Caffe, WITHIN_CHANNEL ignores it and uses 1), norm_region. The layer keeps
-// the scale of the last forward for backward. No learnable parameters. Not thread-safe.
+// the scale of the last forward for backward. No learnable parameters. Implementations, in order:
+// oneDNN (kernels/onednn/lrn.h), then the reference loops. Not thread-safe.
 #pragma once
 
+#include "kernels/onednn/lrn.h"
 #include "kernels/reference/lrn.h"
 #include "layers/layer.h"
 
@@ -33,7 +35,8 @@ class LRNLayer : public Layer {
  private:
   bool across_channels_ = true;
   reference::LrnShape shape_;
-  Tensor scale_;
+  Tensor scale_;  // reference kernel only
+  KernelChoice<onednn::Lrn, reference::LrnShape> kernel_;
 };
 
 }  // namespace dtrain

@@ -100,11 +100,31 @@ Status PoolingLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
       reference::PooledSize(shape_.in_w, w.kernel_w, w.pad_w, w.stride_w, round_up_, padded);
   const std::vector<int> top_shape = {shape_.batch, shape_.channels, shape_.out_h, shape_.out_w};
   for (Tensor* t : top) t->Reshape(top_shape);
-  if (is_max_) mask_.resize(static_cast<size_t>(top[0]->count()));
+  return ReshapeKernel(top.size() > 1);
+}
+
+// Implementation list: oneDNN, then the reference loops (which alone can output the argmax).
+Status PoolingLayer::ReshapeKernel(bool mask_top) {
+  StatusOr<bool> changed = kernel_.Update(
+      engine_, shape_,
+      [&]() -> StatusOr<std::unique_ptr<onednn::Pooling>> {
+        if (mask_top) return Unsupported("the argmax top (mask) is a reference-only output");
+        return onednn::Pooling::Create(shape_, is_max_, /*training=*/true);
+      },
+      &engine_report_);
+  if (!changed.ok()) return Error(changed.status().message());
+  if (*changed && is_max_ && !kernel_.fast()) {
+    mask_.resize(static_cast<size_t>(shape_.batch) * shape_.channels * shape_.out_h *
+                 shape_.out_w);
+  }
   return Status::Ok();
 }
 
 Status PoolingLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  if (onednn::Pooling* fast = kernel_.fast()) {
+    fast->Forward(bottom[0]->data(), top[0]->mutable_data());
+    return Status::Ok();
+  }
   if (!is_max_) {
     reference::AvePoolForward(shape_, bottom[0]->data(), top[0]->mutable_data());
     return Status::Ok();
@@ -117,7 +137,9 @@ Status PoolingLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) 
 void PoolingLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                 const TensorVec& bottom) {
   if (!propagate_down[0]) return;
-  if (is_max_) {
+  if (onednn::Pooling* fast = kernel_.fast()) {
+    fast->Backward(top[0]->diff(), bottom[0]->mutable_diff());
+  } else if (is_max_) {
     reference::MaxPoolBackward(shape_, top[0]->diff(), mask_.data(), bottom[0]->mutable_diff());
   } else {
     reference::AvePoolBackward(shape_, top[0]->diff(), bottom[0]->mutable_diff());

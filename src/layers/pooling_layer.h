@@ -9,11 +9,15 @@
 // global_pooling (kernel = the whole H x W; no kernel, pad or stride may be set), round_mode.
 // MAX may have a second top holding, as floats, the argmax index (h * W + w) within the channel.
 // AVE divides by the window size clipped to the padded image (see kernels/reference/pooling.h).
-// No learnable parameters. Not thread-safe.
+// No learnable parameters. Implementations, in order: oneDNN (kernels/onednn/pooling.h), then the
+// reference loops (kernels/reference/pooling.h). Not thread-safe.
 #pragma once
 
 #include <vector>
 
+#include <memory>
+
+#include "kernels/onednn/pooling.h"
 #include "kernels/reference/pooling.h"
 #include "layers/layer.h"
 
@@ -40,8 +44,11 @@ class PoolingLayer : public Layer {
   bool is_max_ = true;
   bool global_ = false;
   bool round_up_ = true;
+  Status ReshapeKernel(bool mask_top);
+
   reference::PoolingShape shape_;
-  std::vector<int> mask_;  // MAX: argmax per top element
+  std::vector<int> mask_;  // MAX, reference kernel: argmax per top element
+  KernelChoice<onednn::Pooling, reference::PoolingShape> kernel_;
 };
 
 }  // namespace dtrain

@@ -8,10 +8,20 @@ namespace dtrain {
 
 Status ReLULayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   top[0]->ReshapeLike(*bottom[0]);
+  // Implementation list: oneDNN, then the loops below.
+  const onednn::ReluProblem problem{bottom[0]->count(), param_.relu_param().negative_slope()};
+  StatusOr<bool> changed = kernel_.Update(
+      engine_, problem, [&] { return onednn::Relu::Create(problem, /*training=*/true); },
+      &engine_report_);
+  if (!changed.ok()) return Error(changed.status().message());
   return Status::Ok();
 }
 
 Status ReLULayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  if (onednn::Relu* fast = kernel_.fast()) {
+    fast->Forward(bottom[0]->data(), top[0]->mutable_data());
+    return Status::Ok();
+  }
   const float slope = param_.relu_param().negative_slope();
   const float* x = bottom[0]->data();
   float* y = top[0]->mutable_data();
@@ -24,6 +34,10 @@ Status ReLULayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
 void ReLULayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                              const TensorVec& bottom) {
   if (!propagate_down[0]) return;
+  if (onednn::Relu* fast = kernel_.fast()) {
+    fast->Backward(top[0]->data(), top[0]->diff(), bottom[0]->mutable_diff());
+    return;
+  }
   const float slope = param_.relu_param().negative_slope();
   // In place, x is y; y > 0 exactly where x > 0 for any slope >= 0, as Caffe
   // assumes.

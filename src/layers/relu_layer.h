@@ -3,9 +3,10 @@
 //
 // One bottom, one top of the same shape; may run in place (top == bottom). Parameters:
 // relu_param.negative_slope (default 0). Backward: dx = dy for x > 0, negative_slope * dy
-// otherwise.
+// otherwise. Implementations, in order: oneDNN (kernels/onednn/relu.h), then plain loops.
 #pragma once
 
+#include "kernels/onednn/relu.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -22,6 +23,9 @@ class ReLULayer : public Layer {
   Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
   void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                     const TensorVec& bottom) override;
+
+ private:
+  KernelChoice<onednn::Relu, onednn::ReluProblem> kernel_;
 };
 
 }  // namespace dtrain

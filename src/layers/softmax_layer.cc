@@ -19,10 +19,20 @@ Status SoftmaxLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   channels_ = bottom[0]->shape(a);
   inner_ = bottom[0]->count(a + 1);
   top[0]->ReshapeLike(*bottom[0]);
+  // Implementation list: oneDNN, then the loops below.
+  const onednn::SoftmaxProblem problem{outer_, channels_, inner_};
+  StatusOr<bool> changed = kernel_.Update(
+      engine_, problem, [&] { return onednn::Softmax::Create(problem, /*training=*/true); },
+      &engine_report_);
+  if (!changed.ok()) return Error(changed.status().message());
   return Status::Ok();
 }
 
 Status SoftmaxLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  if (onednn::Softmax* fast = kernel_.fast()) {
+    fast->Forward(bottom[0]->data(), top[0]->mutable_data());
+    return Status::Ok();
+  }
   const float* x = bottom[0]->data();
   float* y = top[0]->mutable_data();
   for (int64_t o = 0; o < outer_; ++o) {
@@ -44,6 +54,10 @@ Status SoftmaxLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) 
 void SoftmaxLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                 const TensorVec& bottom) {
   if (!propagate_down[0]) return;
+  if (onednn::Softmax* fast = kernel_.fast()) {
+    fast->Backward(top[0]->data(), top[0]->diff(), bottom[0]->mutable_diff());
+    return;
+  }
   const float* y = top[0]->data();
   const float* dy = top[0]->diff();
   float* dx = bottom[0]->mutable_diff();

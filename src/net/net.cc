@@ -22,13 +22,14 @@ uint64_t NameHash(const std::string& name) {  // FNV-1a: stable across builds an
 }  // namespace
 
 StatusOr<std::unique_ptr<Net>> Net::Create(const NetParameter& param, const NetState& state,
-                                           uint64_t seed) {
+                                           uint64_t seed, const std::string& forced_engine) {
   std::unique_ptr<Net> net(new Net());
-  DT_RETURN_IF_ERROR(net->Init(param, state, seed));
+  DT_RETURN_IF_ERROR(net->Init(param, state, seed, forced_engine));
   return net;
 }
 
-Status Net::Init(const NetParameter& in_param, const NetState& in_state, uint64_t seed) {
+Status Net::Init(const NetParameter& in_param, const NetState& in_state, uint64_t seed,
+                 const std::string& forced_engine) {
   if (in_param.layers_size() > 0) {
     return Unsupported("net '" + in_param.name() +
                        "' uses the deprecated V1 'layers' syntax; rewrite it with 'layer' "
@@ -48,9 +49,10 @@ Status Net::Init(const NetParameter& in_param, const NetState& in_state, uint64_
   for (int i = 0; i < param.layer_size(); ++i) {
     // A layer's random stream depends on its name, not its position, so that adding a layer
     // (or a split) elsewhere does not change how this one is initialised.
-    DT_RETURN_IF_ERROR(
-        AppendLayer(param.layer(i), i, DeriveSeed(seed, NameHash(param.layer(i).name())),
-                    &available_blobs));
+    const LayerParameter& layer = param.layer(i);
+    DT_RETURN_IF_ERROR(AppendLayer(layer, i, DeriveSeed(seed, NameHash(layer.name())),
+                                   ResolveEngineName(layer, in_param.engine(), forced_engine),
+                                   &available_blobs));
   }
   for (const auto& entry : available_blobs) output_blob_indices_.push_back(entry.second);
   std::sort(output_blob_indices_.begin(), output_blob_indices_.end());
@@ -59,10 +61,11 @@ Status Net::Init(const NetParameter& in_param, const NetState& in_state, uint64_
 }
 
 Status Net::AppendLayer(const LayerParameter& lp, int layer_index, uint64_t seed,
-                        std::map<std::string, int>* available_blobs) {
+                        const std::string& engine, std::map<std::string, int>* available_blobs) {
   LayerContext context;
   context.phase = phase_;
   context.seed = seed;
+  context.engine = engine;
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Layer> layer, CreateLayer(lp, context));
   const std::string where = "layer '" + lp.name() + "' (" + lp.type() + ")";
   if (lp.propagate_down_size() > 0 && lp.propagate_down_size() != lp.bottom_size()) {

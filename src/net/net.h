@@ -31,8 +31,9 @@ class Net {
   using BackwardHook = std::function<void(int layer_index)>;
 
   // `seed` seeds every layer's own random stream (fillers, dropout, data order).
+  // `forced_engine` (the --engine flag), when not empty, is the engine of every layer.
   static StatusOr<std::unique_ptr<Net>> Create(const NetParameter& param, const NetState& state,
-                                               uint64_t seed);
+                                               uint64_t seed, const std::string& forced_engine = "");
 
   // Runs every layer's forward; returns the total weighted loss.
   StatusOr<float> Forward();
@@ -85,9 +86,10 @@ class Net {
 
  private:
   Net() = default;
-  Status Init(const NetParameter& param, const NetState& state, uint64_t seed);
+  Status Init(const NetParameter& param, const NetState& state, uint64_t seed,
+              const std::string& forced_engine);
   Status AppendLayer(const LayerParameter& lp, int layer_index, uint64_t seed,
-                     std::map<std::string, int>* available_blobs);
+                     const std::string& engine, std::map<std::string, int>* available_blobs);
   Status AppendParams(int layer_index);
   void DecideBackward(bool force_backward);
 

@@ -76,8 +76,9 @@ Status Solver::InitTrainNet() {
   state.MergeFrom(net_param.state());
   state.MergeFrom(param_.train_state());
   state.set_phase(TRAIN);
-  DT_ASSIGN_OR_RETURN(net_, Net::Create(net_param, state, param_.random_seed() < 0 ? 1701
-                                                                 : param_.random_seed()));
+  DT_ASSIGN_OR_RETURN(net_, Net::Create(net_param, state,
+                                        param_.random_seed() < 0 ? 1701 : param_.random_seed(),
+                                        param_.engine()));
   return Status::Ok();
 }
 
@@ -121,7 +122,8 @@ Status Solver::InitTestNets() {
     if (param_.test_state_size() > 0) state.MergeFrom(param_.test_state(i));
     state.set_phase(TEST);
     DT_LOG(INFO) << "Creating test net (#" << i << ")";
-    DT_ASSIGN_OR_RETURN(auto net, Net::Create(sources[i], state, DeriveSeed(seed, 1000 + i)));
+    DT_ASSIGN_OR_RETURN(auto net, Net::Create(sources[i], state, DeriveSeed(seed, 1000 + i),
+                                              param_.engine()));
     DT_RETURN_IF_ERROR(net->ShareTrainedLayersWith(*net_));
     test_nets_.push_back(std::move(net));
   }

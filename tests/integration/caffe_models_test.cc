@@ -12,63 +12,17 @@
 #include "layers/registry.h"
 #include "net/net.h"
 #include "proto/blob.pb.h"
-#include "testing/trainable_data.h"
+#include "testing/caffe_nets.h"
 
 namespace dtrain {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kCaffeDir = std::string(DTRAIN_SOURCE_DIR) + "/../shared/data/caffe";
+using testing::AllTypesSupported;
+using testing::CaffeNetBuilder;
 
-// Image shape a Caffe example's data source implies (C, H, W).
-std::vector<int> SourceShape(const std::string& source) {
-  if (source.find("mnist") != std::string::npos) return {1, 28, 28};
-  if (source.find("cifar") != std::string::npos) return {3, 32, 32};
-  return {3, 256, 256};  // ImageNet-style LMDBs are stored at 256x256
-}
-
-class CaffeNetBuilder {
- public:
-  explicit CaffeNetBuilder(const testing::TempDir& dir) : dir_(dir) {}
-
-  // Rewrites data sources and mean files to generated stand-ins of the right shape.
-  void Redirect(NetParameter* net) {
-    for (LayerParameter& layer : *net->mutable_layer()) {
-      if (layer.type() != "Data") continue;
-      const std::vector<int> shape = SourceShape(layer.data_param().source());
-      const std::string key = std::to_string(shape[0]) + "x" + std::to_string(shape[1]);
-      if (!lmdbs_.count(key)) {
-        lmdbs_[key] = dir_.Path("lmdb_" + key);
-        testing::WriteTrainableLmdb(lmdbs_[key], 4, shape[0], shape[1], 2);
-      }
-      layer.mutable_data_param()->set_source(lmdbs_[key]);
-      if (layer.transform_param().has_mean_file()) {
-        const std::string mean = dir_.Path("mean_" + key + ".binaryproto");
-        Tensor m({1, shape[0], shape[1], shape[2]});
-        m.SetData(100.f);
-        BlobProto proto;
-        m.ToProto(&proto, false);
-        EXPECT_TRUE(WriteBinaryProtoAtomically(mean, proto).ok());
-        layer.mutable_transform_param()->set_mean_file(mean);
-      }
-    }
-  }
-
- private:
-  const testing::TempDir& dir_;
-  std::map<std::string, std::string> lmdbs_;
-};
-
-bool AllTypesSupported(const NetParameter& net, std::string* missing) {
-  for (const LayerParameter& layer : net.layer()) {
-    if (!IsSupportedLayerType(layer.type())) {
-      *missing = layer.type();
-      return false;
-    }
-  }
-  return true;
-}
+const std::string kCaffeDir = testing::CaffeModelsDir();
 
 TEST(CaffeModels, EverySupportedNetBuildsInBothPhases) {
   if (!fs::exists(kCaffeDir)) GTEST_SKIP() << "no " << kCaffeDir;

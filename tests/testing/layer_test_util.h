@@ -21,8 +21,9 @@ namespace dtrain::testing {
 // error is a test failure that quotes protobuf's message.
 LayerParameter ParseLayerParameter(const std::string& prototxt);
 
-// Creates the layer through CreateLayer with LayerContext{phase, seed}; the defaults are
-// LayerContext's. Returns nullptr (after a test failure) for a bad parameter or type.
+// Creates the layer through CreateLayer with LayerContext{phase, seed, engine}; the defaults are
+// LayerContext's, the engine is $DTRAIN_TEST_ENGINE when set (ctest's second run of the layer
+// tests sets REFERENCE). Returns nullptr (after a test failure) for a bad parameter or type.
 std::unique_ptr<Layer> MakeLayer(const LayerParameter& param, Phase phase = TRAIN,
                                  uint64_t seed = LayerContext{}.seed);
 std::unique_ptr<Layer> MakeLayer(const std::string& prototxt, Phase phase = TRAIN,

@@ -27,6 +27,18 @@ struct ConvolutionShape {
   int out_channels = 1, out_h = 1, out_w = 1;
   int groups = 1;
   Window2d window;
+
+  bool operator==(const ConvolutionShape& o) const {
+    return batch == o.batch && in_channels == o.in_channels && in_h == o.in_h && in_w == o.in_w &&
+           out_channels == o.out_channels && out_h == o.out_h && out_w == o.out_w &&
+           groups == o.groups && window == o.window;
+  }
+  bool operator!=(const ConvolutionShape& o) const { return !(*this == o); }
+  // Multiply-adds of one forward pass.
+  double Macs() const {
+    return static_cast<double>(batch) * out_channels * out_h * out_w * (in_channels / groups) *
+           window.kernel_h * window.kernel_w;
+  }
 };
 
 // Floats of column scratch one call needs (0 for a pointwise window, which needs none).

@@ -16,6 +16,11 @@ struct Window2d {
   int stride_h = 1, stride_w = 1;
   int dilation_h = 1, dilation_w = 1;
 
+  bool operator==(const Window2d& o) const {
+    return kernel_h == o.kernel_h && kernel_w == o.kernel_w && pad_h == o.pad_h &&
+           pad_w == o.pad_w && stride_h == o.stride_h && stride_w == o.stride_w &&
+           dilation_h == o.dilation_h && dilation_w == o.dilation_w;
+  }
   // Extent of the kernel once dilated: dilation * (kernel - 1) + 1.
   int DilatedKernelH() const { return dilation_h * (kernel_h - 1) + 1; }
   int DilatedKernelW() const { return dilation_w * (kernel_w - 1) + 1; }

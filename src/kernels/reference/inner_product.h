@@ -14,6 +14,10 @@ namespace dtrain::reference {
 struct InnerProductShape {
   int m = 1, n = 1, k = 1;
   bool transposed = false;
+
+  bool operator==(const InnerProductShape& o) const {
+    return m == o.m && n == o.n && k == o.k && transposed == o.transposed;
+  }
 };
 
 // bias may be null (no bias term).

@@ -17,6 +17,11 @@ struct LrnShape {
   int batch = 1, channels = 1, height = 1, width = 1;
   int local_size = 5;
   float alpha = 1.f, beta = 0.75f, k = 1.f;
+
+  bool operator==(const LrnShape& o) const {
+    return batch == o.batch && channels == o.channels && height == o.height && width == o.width &&
+           local_size == o.local_size && alpha == o.alpha && beta == o.beta && k == o.k;
+  }
 };
 
 void LrnAcrossChannelsForward(const LrnShape& shape, const float* src, float* dst, float* scale);

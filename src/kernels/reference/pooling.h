@@ -20,6 +20,11 @@ struct PoolingShape {
   int in_h = 1, in_w = 1;
   int out_h = 1, out_w = 1;
   Window2d window;
+
+  bool operator==(const PoolingShape& o) const {
+    return batch == o.batch && channels == o.channels && in_h == o.in_h && in_w == o.in_w &&
+           out_h == o.out_h && out_w == o.out_w && window == o.window;
+  }
 };
 
 // Caffe's pooled size along one axis: ceil (round_up) or floor of (in + 2 * pad - kernel) / stride,

@@ -1,0 +1,97 @@
+// Plumbing shared by the oneDNN kernels (every oneDNN call in dtrain lives in kernels/onednn/).
+//
+// Tensors arrive as the caller's dense row-major float32 buffers (NCHW for 4-D); a kernel wraps
+// them in oneDNN memory objects whose data handle is swapped per call, runs primitives created
+// once per problem, and moves data to and from the layout a primitive prefers (Relayout). oneDNN
+// errors become a Status at creation, where a kernel can decline; a failure after creation is a
+// broken invariant and aborts. Kernels are not thread-safe; each owns its engine and stream.
+#pragma once
+
+#include <dnnl.hpp>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "core/status.h"
+
+namespace dtrain::onednn {
+
+using Dims = dnnl::memory::dims;
+using Args = std::unordered_map<int, dnnl::memory>;
+
+// A CPU engine and an in-order stream on it.
+struct CpuContext {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+};
+
+// Dense row-major float32 of these dims (nchw for 4-D, nc for 2-D, ...).
+dnnl::memory::desc PlainDesc(const Dims& dims);
+// The channel-blocked 4-D layout oneDNN's vectorised kernels prefer on this CPU (nChw16c with
+// AVX-512, else nChw8c), for primitives that take no `any` layout for their input.
+dnnl::memory::desc BlockedDesc4d(const Dims& dims);
+// A memory object over the caller's buffers; point it at data with Bind before each use.
+dnnl::memory UserMemory(const CpuContext& context, const Dims& dims);
+inline void Bind(dnnl::memory& memory, const float* data) {
+  memory.set_data_handle(const_cast<float*>(data));
+}
+
+// Runs `create` (which builds primitives and returns a Status), turning a oneDNN error into a
+// Status that says which primitive declined and why.
+template <typename Create>
+Status Guarded(const char* what, Create create) {
+  try {
+    return create();
+  } catch (const dnnl::error& e) {
+    return Unsupported(std::string("oneDNN ") + what + ": " + e.what());
+  }
+}
+
+// The Create of every kernel: constructs it and runs its Init under Guarded.
+template <typename Kernel, typename... Problem>
+StatusOr<std::unique_ptr<Kernel>> CreateKernel(const char* what, const Problem&... problem) {
+  std::unique_ptr<Kernel> kernel(new Kernel());
+  DT_RETURN_IF_ERROR(Guarded(what, [&] { return kernel->Init(problem...); }));
+  return kernel;
+}
+
+// Moves one tensor between the caller's plain layout (`user`) and the layout a primitive wants
+// (`inner`). When they are equal, nothing is copied and the user's buffer is used directly.
+class Relayout {
+ public:
+  Relayout() = default;
+  Relayout(const CpuContext& context, const dnnl::memory::desc& user,
+           const dnnl::memory::desc& inner);
+
+  bool reorders() const { return reorders_; }
+  // Memory holding `data` in the inner layout (a reordered copy when the layouts differ).
+  dnnl::memory& In(CpuContext& context, const float* data);
+  // Memory a primitive writes its inner-layout result to; `data` receives it after Out.
+  dnnl::memory& Target(float* data);
+  // Lands the result written to Target(data) in `data` (a reorder when the layouts differ).
+  void Out(CpuContext& context);
+
+ private:
+  bool reorders_ = false;
+  dnnl::memory user_, inner_;
+  dnnl::reorder to_inner_, to_user_;
+};
+
+// A primitive's output that the caller accumulates into (Caffe's parameter gradients are +=):
+// the primitive writes a private buffer, AddTo adds it to the user's plain tensor.
+class Accumulator {
+ public:
+  Accumulator() = default;
+  Accumulator(const CpuContext& context, const dnnl::memory::desc& user,
+              const dnnl::memory::desc& inner);
+
+  dnnl::memory& target() { return inner_; }
+  void AddTo(CpuContext& context, float* data);
+
+ private:
+  dnnl::memory user_, inner_;
+  dnnl::reorder add_;
+};
+
+}  // namespace dtrain::onednn

@@ -1,0 +1,54 @@
+#include "kernels/onednn/concat.h"
+
+namespace dtrain::onednn {
+
+using dnnl::memory;
+
+StatusOr<std::unique_ptr<Concat>> Concat::Create(const ConcatProblem& problem, bool training) {
+  return CreateKernel<Concat>("concat", problem, training);
+}
+
+Status Concat::Init(const ConcatProblem& p, bool training) {
+  Dims dst_dims = p.srcs[0];
+  dst_dims[p.axis] = 0;
+  std::vector<memory::desc> src_descs;
+  for (const Dims& d : p.srcs) {
+    dst_dims[p.axis] += d[p.axis];
+    src_descs.push_back(PlainDesc(d));
+  }
+  const memory::desc dst_desc = PlainDesc(dst_dims);
+  const dnnl::concat::primitive_desc forward_pd(dst_desc, p.axis, src_descs, context_.engine);
+  forward_ = dnnl::concat(forward_pd);
+  implementation_ = forward_pd.impl_info_str();
+  for (size_t i = 0; i < p.srcs.size(); ++i) {
+    srcs_.push_back(UserMemory(context_, p.srcs[i]));
+    fwd_args_[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs_.back();
+  }
+  dst_ = UserMemory(context_, dst_dims);
+  fwd_args_[DNNL_ARG_DST] = dst_;
+  if (!training) return Status::Ok();
+  Dims offsets(dst_dims.size(), 0);
+  for (const Dims& d : p.srcs) {
+    // A view of diff_dst's slice for this input; it shares diff_dst's buffer.
+    diff_dst_slices_.push_back(
+        memory(dst_desc.submemory_desc(d, offsets), context_.engine, DNNL_MEMORY_NONE));
+    diff_srcs_.push_back(UserMemory(context_, d));
+    slices_.emplace_back(diff_dst_slices_.back(), diff_srcs_.back());
+    offsets[p.axis] += d[p.axis];
+  }
+  return Status::Ok();
+}
+
+void Concat::Forward(const std::vector<const float*>& srcs, float* dst) {
+  for (size_t i = 0; i < srcs.size(); ++i) Bind(srcs_[i], srcs[i]);
+  Bind(dst_, dst);
+  forward_.execute(context_.stream, fwd_args_);
+}
+
+void Concat::Backward(int i, const float* diff_dst, float* diff_src) {
+  Bind(diff_dst_slices_[i], diff_dst);
+  Bind(diff_srcs_[i], diff_src);
+  slices_[i].execute(context_.stream, diff_dst_slices_[i], diff_srcs_[i]);
+}
+
+}  // namespace dtrain::onednn

@@ -1,0 +1,65 @@
+#include "kernels/onednn/lrn.h"
+
+namespace dtrain::onednn {
+
+using dnnl::algorithm;
+using dnnl::lrn_backward;
+using dnnl::lrn_forward;
+using dnnl::memory;
+using dnnl::prop_kind;
+
+StatusOr<std::unique_ptr<Lrn>> Lrn::Create(const reference::LrnShape& shape, bool across_channels,
+                                           bool training) {
+  return CreateKernel<Lrn>("LRN", shape, across_channels, training);
+}
+
+Status Lrn::Init(const reference::LrnShape& s, bool across_channels, bool training) {
+  const Dims dims = {s.batch, s.channels, s.height, s.width};
+  const algorithm algo =
+      across_channels ? algorithm::lrn_across_channels : algorithm::lrn_within_channel;
+  const memory::desc blocked = BlockedDesc4d(dims);
+  const lrn_forward::primitive_desc forward_pd(
+      lrn_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference,
+                        algo, blocked, s.local_size, s.alpha, s.beta, s.k),
+      context_.engine);
+  forward_ = lrn_forward(forward_pd);
+  implementation_ = forward_pd.impl_info_str();
+  src_ = Relayout(context_, PlainDesc(dims), forward_pd.src_desc());
+  dst_ = Relayout(context_, PlainDesc(dims), forward_pd.dst_desc());
+  if (forward_pd.workspace_desc().get_size() > 0) {
+    workspace_ = memory(forward_pd.workspace_desc(), context_.engine);
+    fwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
+  }
+  if (!training) return Status::Ok();
+
+  const lrn_backward::primitive_desc backward_pd(
+      lrn_backward::desc(algo, blocked, blocked, s.local_size, s.alpha, s.beta, s.k),
+      context_.engine, forward_pd);
+  backward_ = lrn_backward(backward_pd);
+  bwd_src_ = Relayout(context_, PlainDesc(dims), backward_pd.src_desc());
+  diff_dst_ = Relayout(context_, PlainDesc(dims), backward_pd.diff_dst_desc());
+  diff_src_ = Relayout(context_, PlainDesc(dims), backward_pd.diff_src_desc());
+  if (workspace_) bwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
+  const std::string backward_impl = backward_pd.impl_info_str();
+  if (backward_impl != implementation_) {
+    implementation_ = "fwd " + implementation_ + ", bwd " + backward_impl;
+  }
+  return Status::Ok();
+}
+
+void Lrn::Forward(const float* src, float* dst) {
+  fwd_args_[DNNL_ARG_SRC] = src_.In(context_, src);
+  fwd_args_[DNNL_ARG_DST] = dst_.Target(dst);
+  forward_.execute(context_.stream, fwd_args_);
+  dst_.Out(context_);
+}
+
+void Lrn::Backward(const float* src, const float* diff_dst, float* diff_src) {
+  bwd_args_[DNNL_ARG_SRC] = bwd_src_.In(context_, src);
+  bwd_args_[DNNL_ARG_DIFF_DST] = diff_dst_.In(context_, diff_dst);
+  bwd_args_[DNNL_ARG_DIFF_SRC] = diff_src_.Target(diff_src);
+  backward_.execute(context_.stream, bwd_args_);
+  diff_src_.Out(context_);
+}
+
+}  // namespace dtrain::onednn

@@ -1,0 +1,84 @@
+#include "kernels/onednn/pooling.h"
+
+#include <algorithm>
+
+namespace dtrain::onednn {
+
+using dnnl::algorithm;
+using dnnl::memory;
+using dnnl::pooling_backward;
+using dnnl::pooling_forward;
+using dnnl::prop_kind;
+
+StatusOr<std::unique_ptr<Pooling>> Pooling::Create(const reference::PoolingShape& shape, bool max,
+                                                   bool training) {
+  return CreateKernel<Pooling>("pooling", shape, max, training);
+}
+
+Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training) {
+  const reference::Window2d& w = s.window;
+  // Right/bottom padding that makes oneDNN's (floor) output size Caffe's; never less than the
+  // symmetric pad, which floor mode already fits.
+  const int pad_b = std::max(w.pad_h, (s.out_h - 1) * w.stride_h + w.kernel_h - s.in_h - w.pad_h);
+  const int pad_r = std::max(w.pad_w, (s.out_w - 1) * w.stride_w + w.kernel_w - s.in_w - w.pad_w);
+  algorithm algo = algorithm::pooling_max;
+  if (!max) {
+    const bool padded = w.pad_h > 0 || w.pad_w > 0;
+    const bool overhang = pad_b > w.pad_h || pad_r > w.pad_w;
+    if (padded && overhang) {
+      return Unsupported("average pooling with padding whose last window overhangs the padded "
+                         "image: Caffe's divisor there has no oneDNN equivalent");
+    }
+    // No padding: Caffe divides by the window clipped to the image. Padding without overhang:
+    // by the full kernel, padding taps included.
+    algo = padded ? algorithm::pooling_avg_include_padding
+                  : algorithm::pooling_avg_exclude_padding;
+  }
+  const Dims src_dims = {s.batch, s.channels, s.in_h, s.in_w};
+  const Dims dst_dims = {s.batch, s.channels, s.out_h, s.out_w};
+  const Dims strides = {w.stride_h, w.stride_w}, kernel = {w.kernel_h, w.kernel_w};
+  const Dims pad_l = {w.pad_h, w.pad_w}, pad_r_dims = {pad_b, pad_r};
+
+  // oneDNN's plain-layout pooling is a slow generic loop; its vectorised one wants channel
+  // blocks, so data is relaid around it.
+  const pooling_forward::primitive_desc forward_pd(
+      pooling_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference,
+                            algo, BlockedDesc4d(src_dims), BlockedDesc4d(dst_dims), strides,
+                            kernel, pad_l, pad_r_dims),
+      context_.engine);
+  forward_ = pooling_forward(forward_pd);
+  implementation_ = forward_pd.impl_info_str();
+  src_ = Relayout(context_, PlainDesc(src_dims), forward_pd.src_desc());
+  dst_ = Relayout(context_, PlainDesc(dst_dims), forward_pd.dst_desc());
+  if (forward_pd.workspace_desc().get_size() > 0) {
+    workspace_ = memory(forward_pd.workspace_desc(), context_.engine);
+    fwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
+  }
+  if (!training) return Status::Ok();
+
+  const pooling_backward::primitive_desc backward_pd(
+      pooling_backward::desc(algo, BlockedDesc4d(src_dims), BlockedDesc4d(dst_dims), strides,
+                             kernel, pad_l, pad_r_dims),
+      context_.engine, forward_pd);
+  backward_ = pooling_backward(backward_pd);
+  diff_dst_ = Relayout(context_, PlainDesc(dst_dims), backward_pd.diff_dst_desc());
+  diff_src_ = Relayout(context_, PlainDesc(src_dims), backward_pd.diff_src_desc());
+  if (workspace_) bwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
+  return Status::Ok();
+}
+
+void Pooling::Forward(const float* src, float* dst) {
+  fwd_args_[DNNL_ARG_SRC] = src_.In(context_, src);
+  fwd_args_[DNNL_ARG_DST] = dst_.Target(dst);
+  forward_.execute(context_.stream, fwd_args_);
+  dst_.Out(context_);
+}
+
+void Pooling::Backward(const float* diff_dst, float* diff_src) {
+  bwd_args_[DNNL_ARG_DIFF_DST] = diff_dst_.In(context_, diff_dst);
+  bwd_args_[DNNL_ARG_DIFF_SRC] = diff_src_.Target(diff_src);
+  backward_.execute(context_.stream, bwd_args_);
+  diff_src_.Out(context_);
+}
+
+}  // namespace dtrain::onednn

@@ -1,0 +1,42 @@
+// oneDNN 2-D max and average pooling with Caffe's window semantics (reference::*Pool*, same
+// plain NCHW buffers). Caffe's ceil rounding becomes extra right/bottom padding. Average pooling
+// is taken only where oneDNN's divisor equals Caffe's (no padding: windows clipped to the image;
+// padding that no window overhangs: the full kernel); otherwise Create declines. Max backward
+// routes each gradient to the argmax kept in a workspace filled by the forward pass. Data is
+// relaid into channel blocks around the primitives (buffers made once). Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "kernels/onednn/common.h"
+#include "kernels/reference/pooling.h"
+
+namespace dtrain::onednn {
+
+class Pooling {
+ public:
+  static StatusOr<std::unique_ptr<Pooling>> Create(const reference::PoolingShape& shape, bool max,
+                                                   bool training);
+  std::string implementation() const { return implementation_; }
+
+  void Forward(const float* src, float* dst);
+  // Needs the forward pass of the same data just before (the argmax workspace).
+  void Backward(const float* diff_dst, float* diff_src);
+
+ private:
+  template <typename K, typename... P>
+  friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
+  Pooling() = default;
+  Status Init(const reference::PoolingShape& shape, bool max, bool training);
+
+  CpuContext context_;
+  std::string implementation_;
+  dnnl::pooling_forward forward_;
+  dnnl::pooling_backward backward_;
+  Relayout src_, dst_, diff_dst_, diff_src_;
+  dnnl::memory workspace_;
+  Args fwd_args_, bwd_args_;
+};
+
+}  // namespace dtrain::onednn

@@ -1,0 +1,46 @@
+// oneDNN ReLU (leaky with slope >= 0) over a dense float32 buffer of `count` values:
+// dst = max(src, 0) + slope * min(src, 0). Backward uses dst, not src, so that it also works in
+// place (Caffe's usual `bottom == top` ReLU): dst > 0 exactly where src > 0 when slope >= 0.
+// Works in place for both passes. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "kernels/onednn/common.h"
+
+namespace dtrain::onednn {
+
+struct ReluProblem {
+  int64_t count = 0;
+  float negative_slope = 0.f;
+  bool operator==(const ReluProblem& o) const {
+    return count == o.count && negative_slope == o.negative_slope;
+  }
+};
+
+class Relu {
+ public:
+  // Declines a negative slope (dst no longer tells where src was positive).
+  static StatusOr<std::unique_ptr<Relu>> Create(const ReluProblem& problem, bool training);
+  std::string implementation() const { return implementation_; }
+
+  void Forward(const float* src, float* dst);
+  void Backward(const float* dst, const float* diff_dst, float* diff_src);
+
+ private:
+  template <typename K, typename... P>
+  friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
+  Relu() = default;
+  Status Init(const ReluProblem& problem, bool training);
+
+  CpuContext context_;
+  std::string implementation_;
+  dnnl::eltwise_forward forward_;
+  dnnl::eltwise_backward backward_;
+  dnnl::memory src_, dst_, bwd_dst_, diff_dst_, diff_src_;
+  Args fwd_args_, bwd_args_;
+};
+
+}  // namespace dtrain::onednn

@@ -1,0 +1,42 @@
+// oneDNN softmax over the middle axis of a dense float32 (outer, channels, inner) buffer, as
+// Caffe's Softmax over `axis`. Backward takes dst (the probabilities). Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "kernels/onednn/common.h"
+
+namespace dtrain::onednn {
+
+struct SoftmaxProblem {
+  int64_t outer = 1, channels = 1, inner = 1;
+  bool operator==(const SoftmaxProblem& o) const {
+    return outer == o.outer && channels == o.channels && inner == o.inner;
+  }
+};
+
+class Softmax {
+ public:
+  static StatusOr<std::unique_ptr<Softmax>> Create(const SoftmaxProblem& problem, bool training);
+  std::string implementation() const { return implementation_; }
+
+  void Forward(const float* src, float* dst);
+  void Backward(const float* dst, const float* diff_dst, float* diff_src);
+
+ private:
+  template <typename K, typename... P>
+  friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
+  Softmax() = default;
+  Status Init(const SoftmaxProblem& problem, bool training);
+
+  CpuContext context_;
+  std::string implementation_;
+  dnnl::softmax_forward forward_;
+  dnnl::softmax_backward backward_;
+  dnnl::memory src_, dst_, bwd_dst_, diff_dst_, diff_src_;
+  Args fwd_args_, bwd_args_;
+};
+
+}  // namespace dtrain::onednn

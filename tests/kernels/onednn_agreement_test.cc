@@ -1,0 +1,277 @@
+// The oracle harness: every layer with a oneDNN kernel, in every configuration and shape that the
+// shipped models and BVLC Caffe's model files use (batch 2), computes the same forward outputs,
+// input gradients and (accumulated) parameter gradients as the reference kernels, on random
+// inputs, within a relative error of 1e-4 (max |fast - reference| / max |reference|).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+
+#include <google/protobuf/text_format.h>
+
+#include "core/proto_io.h"
+#include "layers/registry.h"
+#include "net/net.h"
+#include "testing/caffe_nets.h"
+
+namespace dtrain {
+namespace {
+
+constexpr float kTolerance = 1e-4f;
+
+bool ParseTextProto(const std::string& text, LayerParameter* param) {
+  return google::protobuf::TextFormat::ParseFromString(text, param);
+}
+const std::set<std::string> kFastTypes = {"Convolution", "InnerProduct", "Pooling",
+                                          "LRN",         "ReLU",         "Softmax",
+                                          "BatchNorm",   "Eltwise",      "Concat"};
+
+// One layer configuration to compare: its parameters and bottom shapes, and where it was seen.
+struct Case {
+  LayerParameter param;
+  std::vector<std::vector<int>> bottom_shapes;
+  std::string where;
+};
+
+// The parameters that define the computation (not the layer's place in a net).
+LayerParameter Computation(const LayerParameter& layer) {
+  LayerParameter p(layer);
+  p.clear_bottom();
+  p.clear_top();
+  p.clear_include();
+  p.clear_exclude();
+  p.clear_phase();
+  p.clear_propagate_down();
+  p.clear_loss_weight();
+  p.clear_param();
+  p.clear_engine();
+  p.set_name("layer");
+  return p;
+}
+
+// Unique configurations over every model file whose layer types are all supported.
+std::vector<Case> CollectCases(const testing::TempDir& dir) {
+  testing::CaffeNetBuilder builder(dir);
+  std::map<std::string, Case> cases;
+  for (const std::string& path : testing::ModelNetFiles()) {
+    NetParameter net;
+    std::string missing;
+    if (!ReadTextProto(path, &net).ok() || net.layers_size() > 0 ||
+        !testing::AllTypesSupported(net, &missing)) {
+      continue;
+    }
+    builder.Redirect(&net);
+    testing::SetBatchSize(&net, 2);
+    for (Phase phase : {TRAIN, TEST}) {
+      NetState state;
+      state.set_phase(phase);
+      auto built = Net::Create(net, state, 1, "REFERENCE");
+      if (!built.ok()) {
+        ADD_FAILURE() << path << ": " << built.status().message();
+        continue;
+      }
+      const Net& n = **built;
+      for (size_t i = 0; i < n.layers().size(); ++i) {
+        const Layer& layer = *n.layers()[i];
+        if (!kFastTypes.count(layer.type())) continue;
+        Case c{Computation(layer.layer_param()), {}, path + " / " + layer.name()};
+        if (c.param.type() == "BatchNorm" && !c.param.batch_norm_param().has_use_global_stats()) {
+          c.param.mutable_batch_norm_param()->set_use_global_stats(phase == TEST);
+        }
+        std::string key = c.param.SerializeAsString();
+        for (const Tensor* bottom : n.bottom_vecs()[i]) {
+          c.bottom_shapes.push_back(bottom->shape());
+          key += "|" + bottom->ShapeString();
+        }
+        cases.emplace(key, std::move(c));
+      }
+    }
+  }
+  std::vector<Case> out;
+  for (auto& [key, c] : cases) out.push_back(std::move(c));
+  return out;
+}
+
+// Configurations the model files lack but users write: Eltwise SUM (ResNet-style), dilation,
+// groups with padding and stride, padded average pooling, leaky ReLU, BatchNorm in both modes,
+// softmax over an inner axis, transposed and bias-free inner products, concat on other axes.
+std::vector<Case> ExtraCases() {
+  const std::vector<std::pair<std::string, std::vector<std::vector<int>>>> specs = {
+      {R"(type: "Eltwise" eltwise_param { operation: SUM })", {{2, 16, 7, 7}, {2, 16, 7, 7}}},
+      {R"(type: "Eltwise" eltwise_param { operation: SUM coeff: 0.5 coeff: -2 coeff: 1 })",
+       {{3, 5, 4, 3}, {3, 5, 4, 3}, {3, 5, 4, 3}}},
+      {R"(type: "Convolution" convolution_param { num_output: 12 kernel_size: 3 dilation: 2
+          pad: 2 weight_filler { type: "gaussian" } })",
+       {{2, 6, 11, 9}}},
+      {R"(type: "Convolution" convolution_param { num_output: 8 kernel_h: 3 kernel_w: 5
+          stride_h: 2 stride_w: 1 pad_h: 1 pad_w: 2 group: 4 bias_term: false })",
+       {{2, 12, 10, 13}}},
+      {R"(type: "Convolution" convolution_param { num_output: 16 kernel_size: 3 dilation: 3
+          group: 2 stride: 2 })",
+       {{1, 4, 17, 17}}},
+      {R"(type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 1 pad: 1 })",
+       {{2, 10, 9, 9}}},
+      {R"(type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 pad: 1 })",
+       {{2, 10, 10, 10}}},
+      {R"(type: "Pooling" pooling_param { pool: AVE global_pooling: true })", {{2, 10, 6, 5}}},
+      {R"(type: "Pooling" pooling_param { pool: MAX kernel_size: 2 stride: 3
+          round_mode: FLOOR })",
+       {{2, 3, 11, 11}}},
+      {R"(type: "ReLU" relu_param { negative_slope: 0.1 })", {{2, 3, 5, 5}}},
+      {R"(type: "LRN" lrn_param { local_size: 3 alpha: 0.5 beta: 0.75 k: 2 })", {{2, 7, 5, 5}}},
+      {R"(type: "LRN" lrn_param { local_size: 5 alpha: 0.2 norm_region: WITHIN_CHANNEL })",
+       {{2, 3, 6, 6}}},
+      {R"(type: "BatchNorm" batch_norm_param { use_global_stats: false })", {{4, 6, 3, 3}}},
+      {R"(type: "BatchNorm" batch_norm_param { use_global_stats: true eps: 0.001 })",
+       {{4, 6, 3, 3}}},
+      {R"(type: "BatchNorm" batch_norm_param { use_global_stats: false })", {{8, 5}}},
+      {R"(type: "Softmax" softmax_param { axis: 1 })", {{2, 4, 3, 5}}},
+      {R"(type: "Softmax" softmax_param { axis: -1 })", {{3, 2, 7}}},
+      {R"(type: "InnerProduct" inner_product_param { num_output: 7 transpose: true })",
+       {{3, 4, 2, 2}}},
+      {R"(type: "InnerProduct" inner_product_param { num_output: 5 bias_term: false axis: 2 })",
+       {{2, 3, 6}}},
+      {R"(type: "Concat" concat_param { axis: 0 })", {{2, 3, 4}, {1, 3, 4}}},
+      {R"(type: "Concat" concat_param { axis: 2 })", {{2, 3, 4, 2}, {2, 3, 1, 2}, {2, 3, 5, 2}}},
+  };
+  std::vector<Case> cases;
+  for (const auto& [prototxt, shapes] : specs) {
+    Case c;
+    EXPECT_TRUE(ParseTextProto("name: \"extra\" " + prototxt, &c.param)) << prototxt;
+    c.bottom_shapes = shapes;
+    c.where = "extra case " + std::to_string(cases.size());
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+void FillUniform(std::mt19937* gen, float* data, int64_t n, float lo = -1.f, float hi = 1.f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (int64_t i = 0; i < n; ++i) data[i] = dist(*gen);
+}
+
+double RelativeError(const float* fast, const float* reference, int64_t n) {
+  double max_diff = 0, max_ref = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    max_diff = std::max(max_diff, std::abs(static_cast<double>(fast[i]) - reference[i]));
+    max_ref = std::max(max_ref, std::abs(static_cast<double>(reference[i])));
+  }
+  return max_ref > 0 ? max_diff / max_ref : max_diff;
+}
+
+// A layer with its own bottoms and tops.
+struct Instance {
+  std::unique_ptr<Layer> layer;
+  std::vector<Tensor> bottoms, tops;
+  TensorVec bottom_ptrs, top_ptrs;
+};
+
+Instance Make(const Case& c, const std::string& engine) {
+  Instance in;
+  LayerContext context;
+  context.phase = TRAIN;
+  context.seed = 7;
+  context.engine = engine;
+  auto layer = CreateLayer(c.param, context);
+  EXPECT_TRUE(layer.ok()) << layer.status().message();
+  if (!layer.ok()) return in;
+  in.layer = std::move(layer).value();
+  for (const auto& shape : c.bottom_shapes) in.bottoms.emplace_back(shape);
+  in.tops.resize(std::max(1, c.param.top_size()));
+  for (Tensor& t : in.bottoms) in.bottom_ptrs.push_back(&t);
+  for (Tensor& t : in.tops) in.top_ptrs.push_back(&t);
+  return in;
+}
+
+// Runs one case on both engines and compares every output. Returns the fast engine's report.
+std::string Compare(const Case& c) {
+  SCOPED_TRACE(c.where + " (" + c.param.type() + ")");
+  Instance fast = Make(c, "ANY"), ref = Make(c, "REFERENCE");
+  if (!fast.layer || !ref.layer) return "";
+  std::mt19937 gen(11);
+  for (size_t i = 0; i < fast.bottoms.size(); ++i) {
+    FillUniform(&gen, ref.bottoms[i].mutable_data(), ref.bottoms[i].count());
+    fast.bottoms[i].CopyFrom(ref.bottoms[i]);
+  }
+  Status setup = ref.layer->Setup(ref.bottom_ptrs, ref.top_ptrs);
+  EXPECT_TRUE(setup.ok()) << setup.message();
+  setup = fast.layer->Setup(fast.bottom_ptrs, fast.top_ptrs);
+  EXPECT_TRUE(setup.ok()) << setup.message();
+  if (!setup.ok()) return "";
+  // Parameters: random, identical; BatchNorm's statistics must stay valid (variance > 0).
+  auto& ref_blobs = ref.layer->blobs();
+  for (size_t b = 0; b < ref_blobs.size(); ++b) {
+    Tensor& blob = *ref_blobs[b];
+    const bool bn = c.param.type() == "BatchNorm";
+    FillUniform(&gen, blob.mutable_data(), blob.count(), bn && b == 1 ? 0.5f : -1.f,
+                bn && b == 1 ? 1.5f : 1.f);
+    if (bn && b == 2) blob.SetData(1.f);
+    FillUniform(&gen, blob.mutable_diff(), blob.count());  // checks that gradients accumulate
+    fast.layer->blobs()[b]->CopyFrom(blob, /*copy_diff=*/true);
+  }
+
+  float loss;
+  EXPECT_TRUE(ref.layer->Forward(ref.bottom_ptrs, ref.top_ptrs, &loss).ok());
+  EXPECT_TRUE(fast.layer->Forward(fast.bottom_ptrs, fast.top_ptrs, &loss).ok());
+  for (size_t t = 0; t < ref.tops.size(); ++t) {
+    EXPECT_LE(RelativeError(fast.tops[t].data(), ref.tops[t].data(), ref.tops[t].count()),
+              kTolerance)
+        << "forward, top " << t;
+    FillUniform(&gen, ref.tops[t].mutable_diff(), ref.tops[t].count());
+    std::copy(ref.tops[t].diff(), ref.tops[t].diff() + ref.tops[t].count(),
+              fast.tops[t].mutable_diff());
+  }
+  const std::vector<bool> propagate(ref.bottoms.size(), true);
+  ref.layer->Backward(ref.top_ptrs, propagate, ref.bottom_ptrs);
+  fast.layer->Backward(fast.top_ptrs, propagate, fast.bottom_ptrs);
+  for (size_t i = 0; i < ref.bottoms.size(); ++i) {
+    EXPECT_LE(RelativeError(fast.bottoms[i].diff(), ref.bottoms[i].diff(), ref.bottoms[i].count()),
+              kTolerance)
+        << "backward, bottom " << i;
+  }
+  for (size_t b = 0; b < ref_blobs.size(); ++b) {
+    const Tensor& r = *ref_blobs[b];
+    EXPECT_LE(RelativeError(fast.layer->blobs()[b]->data(), r.data(), r.count()), kTolerance)
+        << "parameter " << b << " data (running statistics)";
+    EXPECT_LE(RelativeError(fast.layer->blobs()[b]->diff(), r.diff(), r.count()), kTolerance)
+        << "parameter " << b << " gradient";
+  }
+  return fast.layer->engine_report();
+}
+
+TEST(OnednnAgreement, ExtraConfigurationsMatchTheReference) {
+  for (const Case& c : ExtraCases()) {
+    const std::string report = Compare(c);
+    EXPECT_EQ(report.rfind("onednn", 0), 0u) << c.where << ": " << report;
+  }
+}
+
+TEST(OnednnAgreement, EveryModelLayerMatchesTheReference) {
+  testing::TempDir dir;
+  const std::vector<Case> cases = CollectCases(dir);
+  ASSERT_GT(cases.size(), 100u);  // the BVLC and shipped models hold well over a hundred
+  std::map<std::string, int> onednn_by_type;
+  for (const Case& c : cases) {
+    const std::string report = Compare(c);
+    if (report.rfind("onednn", 0) == 0) {
+      ++onednn_by_type[c.param.type()];
+    } else if (!(c.param.type() == "Eltwise" &&
+                 c.param.eltwise_param().operation() != EltwiseParameter::SUM)) {
+      ADD_FAILURE() << c.where << " (" << c.param.type() << ") did not run on oneDNN: " << report;
+    }
+  }
+  std::cout << cases.size() << " layer configurations compared; on oneDNN:";
+  for (const auto& [type, n] : onednn_by_type) std::cout << " " << type << " " << n;
+  std::cout << "\n";
+  for (const std::string& type : kFastTypes) {
+    if (type == "Eltwise") continue;  // no BVLC model has one; ExtraConfigurations covers it
+    EXPECT_GT(onednn_by_type[type], 0) << "no model exercises the oneDNN " << type;
+  }
+}
+
+}  // namespace
+}  // namespace dtrain

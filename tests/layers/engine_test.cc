@@ -1,0 +1,126 @@
+// The engine choice (layers/engine.h): names, precedence, declines and the report verbose prints.
+#include "layers/engine.h"
+
+#include <gtest/gtest.h>
+
+#include "layers/registry.h"
+#include "net/net.h"
+#include "proto/layer_params.pb.h"
+#include "testing/layer_test_util.h"
+
+namespace dtrain {
+namespace {
+
+using testing::ParseLayerParameter;
+
+TEST(EngineTest, ParsesNamesAndAliasesCaseInsensitively) {
+  EXPECT_EQ(ParseEngine("").value(), Engine::kAny);
+  EXPECT_EQ(ParseEngine("any").value(), Engine::kAny);
+  EXPECT_EQ(ParseEngine("onednn").value(), Engine::kOnednn);
+  EXPECT_EQ(ParseEngine("MKLDNN").value(), Engine::kOnednn);
+  EXPECT_EQ(ParseEngine("Reference").value(), Engine::kReference);
+  EXPECT_EQ(ParseEngine("CAFFE").value(), Engine::kReference);
+  const auto bad = ParseEngine("CUDNN");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "unknown engine 'CUDNN' (expected ONEDNN, MKLDNN, REFERENCE, CAFFE or ANY)");
+}
+
+TEST(EngineTest, FlagBeatsLayerBeatsCaffeEnumBeatsNetDefault) {
+  LayerParameter conv = ParseLayerParameter(
+      R"(name: "c" type: "Convolution" convolution_param { engine: CAFFE })");
+  EXPECT_EQ(ResolveEngineName(conv, "ONEDNN", ""), "CAFFE");
+  EXPECT_EQ(ResolveEngineName(conv, "ONEDNN", "ONEDNN"), "ONEDNN");
+  conv.set_engine("MKLDNN");
+  EXPECT_EQ(ResolveEngineName(conv, "REFERENCE", ""), "MKLDNN");
+  const LayerParameter relu = ParseLayerParameter(R"(name: "r" type: "ReLU")");
+  EXPECT_EQ(ResolveEngineName(relu, "REFERENCE", ""), "REFERENCE");
+  EXPECT_EQ(ResolveEngineName(relu, "", ""), "");
+}
+
+std::unique_ptr<Layer> Build(const std::string& prototxt, const std::string& engine,
+                             Tensor* bottom, Tensor* top, Status* status) {
+  LayerContext context;
+  context.engine = engine;
+  auto layer = CreateLayer(ParseLayerParameter(prototxt), context);
+  EXPECT_TRUE(layer.ok());
+  *status = (*layer)->Setup({bottom}, {top});
+  return std::move(layer).value();
+}
+
+TEST(EngineTest, DefaultChoosesOnednnAndReportsItsImplementation) {
+  Tensor x({2, 3, 8, 8}), y;
+  Status status;
+  auto layer = Build(R"(name: "c" type: "Convolution" convolution_param { num_output: 4
+                         kernel_size: 3 })",
+                     "", &x, &y, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(layer->engine_report().rfind("onednn ", 0), 0u) << layer->engine_report();
+}
+
+TEST(EngineTest, ReferenceOnRequest) {
+  Tensor x({2, 3, 8, 8}), y;
+  Status status;
+  auto layer = Build(R"(name: "r" type: "ReLU")", "REFERENCE", &x, &y, &status);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(layer->engine_report(), "reference (engine REFERENCE requested)");
+}
+
+// Caffe divides the last, overhanging window of padded average pooling by a size oneDNN cannot
+// express: 6x6, kernel 3, stride 2, pad 1 gives 4 outputs whose last window overhangs by 1.
+const char kOverhangingAvePool[] =
+    R"(name: "p" type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 2 pad: 1 })";
+
+TEST(EngineTest, DeclinedConfigurationFallsBackToReferenceWithTheReason) {
+  Tensor x({1, 2, 6, 6}), y;
+  Status status;
+  auto layer = Build(kOverhangingAvePool, "", &x, &y, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(layer->engine_report(),
+            "reference (onednn declined: average pooling with padding whose last window "
+            "overhangs the padded image: Caffe's divisor there has no oneDNN equivalent)");
+}
+
+TEST(EngineTest, ForcedOnednnThatDeclinesIsAnErrorNamingTheLayer) {
+  Tensor x({1, 2, 6, 6}), y;
+  Status status;
+  Build(kOverhangingAvePool, "ONEDNN", &x, &y, &status);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message().rfind("layer 'p' (Pooling): engine ONEDNN requested, but oneDNN "
+                                   "declines: average pooling with padding",
+                                   0),
+            0u)
+      << status.message();
+}
+
+TEST(EngineTest, UnknownEngineIsAnErrorNamingTheLayer) {
+  Tensor x({2, 3}), y;
+  Status status;
+  Build(R"(name: "r" type: "ReLU")", "GPU", &x, &y, &status);
+  EXPECT_EQ(status.message(), "layer 'r' (ReLU): unknown engine 'GPU' (expected ONEDNN, MKLDNN, "
+                              "REFERENCE, CAFFE or ANY)");
+}
+
+TEST(EngineTest, NetDefaultAppliesToLayersWithoutTheirOwnAndTheFlagToAll) {
+  NetParameter param;
+  param.set_engine("REFERENCE");
+  param.add_input("data");
+  BlobShape* shape = param.add_input_shape();
+  for (int d : {2, 3, 5, 5}) shape->add_dim(d);
+  LayerParameter* a = param.add_layer();
+  *a = ParseLayerParameter(R"(name: "a" type: "ReLU" bottom: "data" top: "a")");
+  LayerParameter* b = param.add_layer();
+  *b = ParseLayerParameter(R"(name: "b" type: "ReLU" bottom: "a" top: "b" engine: "ONEDNN")");
+  NetState state;
+  auto net = Net::Create(param, state, 1);
+  ASSERT_TRUE(net.ok()) << net.status().message();
+  EXPECT_EQ((*net)->layer_by_name("a")->engine_report(), "reference (engine REFERENCE requested)");
+  EXPECT_EQ((*net)->layer_by_name("b")->engine_report().rfind("onednn", 0), 0u);
+  auto forced = Net::Create(param, state, 1, "REFERENCE");
+  ASSERT_TRUE(forced.ok());
+  EXPECT_EQ((*forced)->layer_by_name("b")->engine_report(),
+            "reference (engine REFERENCE requested)");
+}
+
+}  // namespace
+}  // namespace dtrain

@@ -1,0 +1,103 @@
+#include "testing/caffe_nets.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/proto_io.h"
+#include "core/tensor.h"
+#include "layers/registry.h"
+#include "proto/blob.pb.h"
+#include "proto/layer_params.pb.h"
+#include "testing/trainable_data.h"
+
+namespace dtrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Image shape a Caffe example's data source implies (C, H, W).
+std::vector<int> SourceShape(const std::string& source) {
+  if (source.find("mnist") != std::string::npos) return {1, 28, 28};
+  if (source.find("cifar") != std::string::npos) return {3, 32, 32};
+  return {3, 256, 256};  // ImageNet-style LMDBs are stored at 256x256
+}
+
+void AddNetFiles(const std::string& root, std::vector<std::string>* files) {
+  if (!fs::exists(root)) return;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() == ".prototxt" && path.find("solver") == std::string::npos) {
+      files->push_back(path);
+    }
+  }
+}
+
+}  // namespace
+
+std::string CaffeModelsDir() { return std::string(DTRAIN_SOURCE_DIR) + "/../shared/data/caffe"; }
+
+std::vector<std::string> ModelNetFiles() {
+  std::vector<std::string> files;
+  AddNetFiles(std::string(DTRAIN_SOURCE_DIR) + "/models", &files);
+  AddNetFiles(CaffeModelsDir(), &files);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool AllTypesSupported(const NetParameter& net, std::string* missing) {
+  for (const LayerParameter& layer : net.layer()) {
+    if (!IsSupportedLayerType(layer.type())) {
+      *missing = layer.type();
+      return false;
+    }
+  }
+  return true;
+}
+
+void SetBatchSize(NetParameter* net, int batch) {
+  for (LayerParameter& layer : *net->mutable_layer()) {
+    if (layer.has_data_param()) layer.mutable_data_param()->set_batch_size(batch);
+    if (layer.has_input_param()) {
+      for (BlobShape& shape : *layer.mutable_input_param()->mutable_shape()) {
+        if (shape.dim_size() > 0) shape.set_dim(0, batch);
+      }
+    }
+    if (layer.has_dummy_data_param()) {
+      DummyDataParameter* p = layer.mutable_dummy_data_param();
+      for (BlobShape& shape : *p->mutable_shape()) {
+        if (shape.dim_size() > 0) shape.set_dim(0, batch);
+      }
+      for (int i = 0; i < p->num_size(); ++i) p->set_num(i, batch);
+    }
+  }
+  for (BlobShape& shape : *net->mutable_input_shape()) {
+    if (shape.dim_size() > 0) shape.set_dim(0, batch);
+  }
+  for (int i = 0; i < net->input_dim_size(); i += 4) net->set_input_dim(i, batch);
+}
+
+void CaffeNetBuilder::Redirect(NetParameter* net) {
+  for (LayerParameter& layer : *net->mutable_layer()) {
+    if (layer.type() != "Data") continue;
+    const std::vector<int> shape = SourceShape(layer.data_param().source());
+    const std::string key = std::to_string(shape[0]) + "x" + std::to_string(shape[1]);
+    if (!lmdbs_.count(key)) {
+      lmdbs_[key] = dir_.Path("lmdb_" + key);
+      WriteTrainableLmdb(lmdbs_[key], 4, shape[0], shape[1], 2);
+    }
+    layer.mutable_data_param()->set_source(lmdbs_[key]);
+    if (layer.transform_param().has_mean_file()) {
+      const std::string mean = dir_.Path("mean_" + key + ".binaryproto");
+      Tensor m({1, shape[0], shape[1], shape[2]});
+      m.SetData(100.f);
+      BlobProto proto;
+      m.ToProto(&proto, false);
+      EXPECT_TRUE(WriteBinaryProtoAtomically(mean, proto).ok());
+      layer.mutable_transform_param()->set_mean_file(mean);
+    }
+  }
+}
+
+}  // namespace dtrain::testing

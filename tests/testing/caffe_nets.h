@@ -1,0 +1,43 @@
+// Helpers for tests that build whole model files: BVLC Caffe's nets (../shared/data/caffe) and
+// dtrain's shipped ones (models/), with data sources and mean files pointed at small generated
+// stand-ins so that every net builds without its dataset.
+//
+// CaffeNetBuilder owns nothing but the paths it generated inside the caller's TempDir (which must
+// outlive it). Failures are gtest failures. Not thread-safe.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "data/data_test_util.h"
+#include "proto/net.pb.h"
+
+namespace dtrain::testing {
+
+// Where BVLC Caffe's files are (may be absent outside the development tree).
+std::string CaffeModelsDir();
+
+// Every net prototxt (no solvers) under models/ and, when present, ../shared/data/caffe, sorted.
+std::vector<std::string> ModelNetFiles();
+
+// Whether the registry knows every layer type of `net`; if not, `missing` names one.
+bool AllTypesSupported(const NetParameter& net, std::string* missing);
+
+// Sets the batch of every data-producing layer (Data, Input, DummyData, legacy inputs) to `batch`.
+void SetBatchSize(NetParameter* net, int batch);
+
+class CaffeNetBuilder {
+ public:
+  explicit CaffeNetBuilder(const TempDir& dir) : dir_(dir) {}
+
+  // Rewrites Data sources and mean files to generated stand-ins of the right image shape
+  // (MNIST 1x28x28, CIFAR 3x32x32, else ImageNet-style 3x256x256).
+  void Redirect(NetParameter* net);
+
+ private:
+  const TempDir& dir_;
+  std::map<std::string, std::string> lmdbs_;
+};
+
+}  // namespace dtrain::testing
