@@ -10,6 +10,10 @@ bool IsConstant(const FillerParameter& f) { return f.type() == "constant"; }
 
 }  // namespace
 
+bool DummyDataLayer::Refills(int top_index) const {
+  return param_.dummy_data_param().refill() && !IsConstant(filler(top_index));
+}
+
 Status DummyDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   const DummyDataParameter& p = param_.dummy_data_param();
   const int num_tops = static_cast<int>(top.size());
@@ -64,15 +68,16 @@ Status DummyDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
                      " has a negative dimension: " + ShapeToString(shape));
     }
     top[i]->Reshape(shape);
-    // Constant tops are filled once, here; the others on every Forward.
-    if (IsConstant(filler(i))) Fill(filler(i), rng_, top[i]);
+    // Constant tops (and all of them without refill) are filled once, here; the others on every
+    // Forward.
+    if (!Refills(i)) Fill(filler(i), rng_, top[i]);
   }
   return Status::Ok();
 }
 
 Status DummyDataLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   for (size_t i = 0; i < top.size(); ++i) {
-    if (!IsConstant(filler(i))) Fill(filler(i), rng_, top[i]);
+    if (Refills(static_cast<int>(i))) Fill(filler(i), rng_, top[i]);
   }
   return Status::Ok();
 }

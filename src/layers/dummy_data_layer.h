@@ -5,7 +5,8 @@
 // one per top) or the legacy num/channels/height/width lists (each one value for all tops or one
 // per top). data_filler gives 0 fillers (constant 0), one for all tops, or one per top. As in
 // Caffe, a top with a constant filler is filled once at setup; any other filler refills its top on
-// every Forward (from the layer's rng_).
+// every Forward (from the layer's rng_), unless the dtrain field `refill: false` keeps the first
+// draw for good (synthetic data in memory, for benchmarks).
 #pragma once
 
 #include "layers/layer.h"
@@ -28,6 +29,7 @@ class DummyDataLayer : public Layer {
                     const TensorVec& bottom) override {}
 
  private:
+  bool Refills(int top_index) const;
   // One filler for all tops, or one per top.
   std::vector<FillerParameter> fillers_;
   const FillerParameter& filler(size_t top_index) const {

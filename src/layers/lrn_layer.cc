@@ -1,6 +1,7 @@
 #include "layers/lrn_layer.h"
 
 #include <string>
+#include <utility>
 
 #include "proto/layer_params.pb.h"
 
@@ -42,6 +43,7 @@ Status LRNLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
 Status LRNLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   if (onednn::Lrn* fast = kernel_.fast()) {
     fast->Forward(bottom[0]->data(), top[0]->mutable_data());
+    forward_src_ = {bottom[0]->data(), bottom[0]->data_version()};
     return Status::Ok();
   }
   if (across_channels_) {
@@ -58,7 +60,9 @@ void LRNLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propa
                             const TensorVec& bottom) {
   if (!propagate_down[0]) return;
   if (onednn::Lrn* fast = kernel_.fast()) {
-    fast->Backward(bottom[0]->data(), top[0]->diff(), bottom[0]->mutable_diff());
+    const bool src_unchanged =
+        forward_src_ == std::make_pair(bottom[0]->data(), bottom[0]->data_version());
+    fast->Backward(bottom[0]->data(), src_unchanged, top[0]->diff(), bottom[0]->mutable_diff());
   } else if (across_channels_) {
     reference::LrnAcrossChannelsBackward(shape_, bottom[0]->data(), top[0]->data(), scale_.data(),
                                          top[0]->diff(), bottom[0]->mutable_diff());

@@ -109,6 +109,12 @@ Status PoolingLayer::ReshapeKernel(bool mask_top) {
       engine_, shape_,
       [&]() -> StatusOr<std::unique_ptr<onednn::Pooling>> {
         if (mask_top) return Unsupported("the argmax top (mask) is a reference-only output");
+        if (engine_ != Engine::kOnednn) {
+          return Unsupported(
+              "on dtrain's plain NCHW tensors, oneDNN pooling (relaid into channel blocks and "
+              "back) ran slower than the reference loops on every benchmark net; engine: ONEDNN "
+              "forces it");
+        }
         return onednn::Pooling::Create(shape_, is_max_, /*training=*/true);
       },
       &engine_report_);

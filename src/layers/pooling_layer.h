@@ -9,8 +9,9 @@
 // global_pooling (kernel = the whole H x W; no kernel, pad or stride may be set), round_mode.
 // MAX may have a second top holding, as floats, the argmax index (h * W + w) within the channel.
 // AVE divides by the window size clipped to the padded image (see kernels/reference/pooling.h).
-// No learnable parameters. Implementations, in order: oneDNN (kernels/onednn/pooling.h), then the
-// reference loops (kernels/reference/pooling.h). Not thread-safe.
+// No learnable parameters. Implementations, in order: oneDNN (kernels/onednn/pooling.h), only
+// when the engine is ONEDNN (on plain NCHW tensors it is slower: see docs/engines.md), then the
+// reference loops (kernels/reference/pooling.h), parallel over planes. Not thread-safe.
 #pragma once
 
 #include <vector>

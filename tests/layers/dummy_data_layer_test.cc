@@ -46,6 +46,21 @@ TEST(DummyDataLayerTest, RandomFillerRefillsEveryForward) {
   for (int i = 0; i < 10; ++i) EXPECT_EQ(b.data()[i], 2.f);
 }
 
+TEST(DummyDataLayerTest, WithoutRefillTheFirstDrawStays) {
+  auto layer = MakeLayer(R"(name: "dummy" type: "DummyData" top: "a"
+      dummy_data_param { refill: false shape { dim: 2 dim: 5 }
+                         data_filler { type: "gaussian" std: 1 } })");
+  Tensor a;
+  ASSERT_TRUE(layer->Setup({}, {&a}).ok());
+  const std::vector<float> first(a.data(), a.data() + a.count());
+  int nonzero = 0;
+  for (float v : first) nonzero += v != 0.f;
+  EXPECT_GT(nonzero, 5);  // filled at setup
+  ASSERT_TRUE(layer->Forward({}, {&a}, nullptr).ok());
+  ASSERT_TRUE(layer->Forward({}, {&a}, nullptr).ok());
+  EXPECT_EQ(std::vector<float>(a.data(), a.data() + a.count()), first);
+}
+
 TEST(DummyDataLayerTest, LegacyDimensionsOncePerTopOrForAll) {
   auto layer = MakeLayer(R"(name: "dummy" type: "DummyData" top: "a" top: "b"
       dummy_data_param { num: 2 num: 1 channels: 3 height: 4 width: 5 })");

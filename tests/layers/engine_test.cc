@@ -74,11 +74,27 @@ const char kOverhangingAvePool[] =
 TEST(EngineTest, DeclinedConfigurationFallsBackToReferenceWithTheReason) {
   Tensor x({1, 2, 6, 6}), y;
   Status status;
-  auto layer = Build(kOverhangingAvePool, "", &x, &y, &status);
+  auto layer = Build(R"(name: "r" type: "ReLU" relu_param { negative_slope: -0.5 })", "", &x,
+                     &y, &status);
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(layer->engine_report(),
-            "reference (onednn declined: average pooling with padding whose last window "
-            "overhangs the padded image: Caffe's divisor there has no oneDNN equivalent)");
+            "reference (onednn declined: negative_slope < 0: oneDNN's backward from dst needs a "
+            "slope >= 0)");
+}
+
+TEST(EngineTest, PoolingRunsOnOnednnOnlyWhenAskedTo) {
+  Tensor x({1, 8, 6, 6}), y;
+  Status status;
+  const char max_pool[] =
+      R"(name: "p" type: "Pooling" pooling_param { pool: MAX kernel_size: 2 stride: 2 })";
+  auto by_default = Build(max_pool, "", &x, &y, &status);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(by_default->engine_report().rfind("reference (onednn declined: on dtrain's plain", 0),
+            0u)
+      << by_default->engine_report();
+  auto forced = Build(max_pool, "ONEDNN", &x, &y, &status);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(forced->engine_report().rfind("onednn ", 0), 0u) << forced->engine_report();
 }
 
 TEST(EngineTest, ForcedOnednnThatDeclinesIsAnErrorNamingTheLayer) {

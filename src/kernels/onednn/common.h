@@ -65,6 +65,8 @@ class Relayout {
            const dnnl::memory::desc& inner);
 
   bool reorders() const { return reorders_; }
+  // The inner-layout copy the last In made (only when reorders()).
+  dnnl::memory& inner() { return inner_; }
   // Memory holding `data` in the inner layout (a reordered copy when the layouts differ).
   dnnl::memory& In(CpuContext& context, const float* data);
   // Memory a primitive writes its inner-layout result to; `data` receives it after Out.

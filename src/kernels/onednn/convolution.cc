@@ -55,16 +55,24 @@ Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool t
   bwd_data_weights_ = Relayout(context_, PlainDesc(weight_dims), data_pd.weights_desc());
   bwd_data_diff_src_ = Relayout(context_, PlainDesc(src_dims), data_pd.diff_src_desc());
 
+  // With fewer than 8 input channels per group (a first layer on raw images) the blocked
+  // backward-weights kernel has nothing to vectorise over and runs several times slower than
+  // oneDNN's GEMM-based one, which works on the plain layouts (measured on LeNet's conv1).
+  const bool flat_src = s.in_channels / s.groups < 8;
   const convolution_backward_weights::primitive_desc weights_pd(
-      convolution_backward_weights::desc(algorithm::convolution_direct, any(src_dims),
-                                         any(weight_dims), bias_desc, any(dst_dims), strides,
-                                         dilates, padding, padding),
+      convolution_backward_weights::desc(
+          algorithm::convolution_direct, flat_src ? PlainDesc(src_dims) : any(src_dims),
+          any(weight_dims), bias_desc, flat_src ? PlainDesc(dst_dims) : any(dst_dims), strides,
+          dilates, padding, padding),
       context_.engine, forward_pd);
   backward_weights_ = convolution_backward_weights(weights_pd);
   bwd_weights_src_ = Relayout(context_, PlainDesc(src_dims), weights_pd.src_desc());
   bwd_weights_diff_dst_ = Relayout(context_, PlainDesc(dst_dims), weights_pd.diff_dst_desc());
   diff_weights_ = Accumulator(context_, PlainDesc(weight_dims), weights_pd.diff_weights_desc());
   if (bias) diff_bias_ = Accumulator(context_, bias_desc, weights_pd.diff_bias_desc());
+
+  weights_reads_forward_src_ = fwd_src_.reorders() && weights_pd.src_desc() == forward_pd.src_desc();
+  shared_diff_dst_ = data_pd.diff_dst_desc() == weights_pd.diff_dst_desc();
 
   const std::string data_impl = data_pd.impl_info_str();
   const std::string weights_impl = weights_pd.impl_info_str();
@@ -88,10 +96,14 @@ void Convolution::Forward(const float* src, const float* weights, const float* b
   fwd_dst_.Out(context_);
 }
 
-void Convolution::Backward(const float* src, const float* diff_dst, const float* weights,
-                           float* diff_src, float* diff_weights, float* diff_bias) {
-  if (diff_weights || diff_bias) {
-    bwd_weights_args_[DNNL_ARG_SRC] = bwd_weights_src_.In(context_, src);
+void Convolution::Backward(const float* src, bool src_unchanged, const float* diff_dst,
+                           const float* weights, float* diff_src, float* diff_weights,
+                           float* diff_bias) {
+  const bool weights_pass = diff_weights || diff_bias;
+  if (weights_pass) {
+    bwd_weights_args_[DNNL_ARG_SRC] = src_unchanged && weights_reads_forward_src_
+                                          ? fwd_src_.inner()
+                                          : bwd_weights_src_.In(context_, src);
     bwd_weights_args_[DNNL_ARG_DIFF_DST] = bwd_weights_diff_dst_.In(context_, diff_dst);
     bwd_weights_args_[DNNL_ARG_DIFF_WEIGHTS] = diff_weights_.target();
     if (bias_) bwd_weights_args_[DNNL_ARG_DIFF_BIAS] = diff_bias_.target();
@@ -100,7 +112,10 @@ void Convolution::Backward(const float* src, const float* diff_dst, const float*
     if (diff_bias) diff_bias_.AddTo(context_, diff_bias);
   }
   if (diff_src) {
-    bwd_data_args_[DNNL_ARG_DIFF_DST] = bwd_data_diff_dst_.In(context_, diff_dst);
+    // diff_dst was relaid for the weights pass already when both want one layout.
+    bwd_data_args_[DNNL_ARG_DIFF_DST] = weights_pass && shared_diff_dst_
+                                            ? bwd_weights_args_[DNNL_ARG_DIFF_DST]
+                                            : bwd_data_diff_dst_.In(context_, diff_dst);
     bwd_data_args_[DNNL_ARG_WEIGHTS] = bwd_data_weights_.In(context_, weights);
     bwd_data_args_[DNNL_ARG_DIFF_SRC] = bwd_data_diff_src_.Target(diff_src);
     backward_data_.execute(context_.stream, bwd_data_args_);

@@ -29,9 +29,10 @@ class Convolution {
   // dst = conv(src, weights) + bias (bias ignored when the problem has none).
   void Forward(const float* src, const float* weights, const float* bias, float* dst);
   // diff_src = conv^T(diff_dst, weights); diff_weights += ..., diff_bias += ... Any of the three
-  // outputs may be null to skip it.
-  void Backward(const float* src, const float* diff_dst, const float* weights, float* diff_src,
-                float* diff_weights, float* diff_bias);
+  // outputs may be null to skip it. `src_unchanged`: src holds what the last Forward read, so
+  // its relaid copy is reused.
+  void Backward(const float* src, bool src_unchanged, const float* diff_dst, const float* weights,
+                float* diff_src, float* diff_weights, float* diff_bias);
 
  private:
   template <typename K, typename... P>
@@ -56,6 +57,8 @@ class Convolution {
   Relayout bwd_weights_src_, bwd_weights_diff_dst_;
   Accumulator diff_weights_, diff_bias_;
   Args bwd_weights_args_;
+  bool weights_reads_forward_src_ = false;  // backward-weights wants src in the forward's layout
+  bool shared_diff_dst_ = false;            // both backward passes want one diff_dst layout
 };
 
 }  // namespace dtrain::onednn

@@ -40,6 +40,7 @@ Status Lrn::Init(const reference::LrnShape& s, bool across_channels, bool traini
   diff_dst_ = Relayout(context_, PlainDesc(dims), backward_pd.diff_dst_desc());
   diff_src_ = Relayout(context_, PlainDesc(dims), backward_pd.diff_src_desc());
   if (workspace_) bwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
+  backward_reads_forward_src_ = src_.reorders() && backward_pd.src_desc() == forward_pd.src_desc();
   const std::string backward_impl = backward_pd.impl_info_str();
   if (backward_impl != implementation_) {
     implementation_ = "fwd " + implementation_ + ", bwd " + backward_impl;
@@ -54,8 +55,11 @@ void Lrn::Forward(const float* src, float* dst) {
   dst_.Out(context_);
 }
 
-void Lrn::Backward(const float* src, const float* diff_dst, float* diff_src) {
-  bwd_args_[DNNL_ARG_SRC] = bwd_src_.In(context_, src);
+void Lrn::Backward(const float* src, bool src_unchanged, const float* diff_dst,
+                   float* diff_src) {
+  bwd_args_[DNNL_ARG_SRC] = src_unchanged && backward_reads_forward_src_
+                                ? src_.inner()
+                                : bwd_src_.In(context_, src);
   bwd_args_[DNNL_ARG_DIFF_DST] = diff_dst_.In(context_, diff_dst);
   bwd_args_[DNNL_ARG_DIFF_SRC] = diff_src_.Target(diff_src);
   backward_.execute(context_.stream, bwd_args_);

@@ -20,7 +20,8 @@ class Lrn {
   std::string implementation() const { return implementation_; }
 
   void Forward(const float* src, float* dst);
-  void Backward(const float* src, const float* diff_dst, float* diff_src);
+  // `src_unchanged`: src holds what the last Forward read, so its relaid copy is reused.
+  void Backward(const float* src, bool src_unchanged, const float* diff_dst, float* diff_src);
 
  private:
   template <typename K, typename... P>
@@ -35,6 +36,7 @@ class Lrn {
   Relayout src_, dst_, bwd_src_, diff_dst_, diff_src_;
   dnnl::memory workspace_;
   Args fwd_args_, bwd_args_;
+  bool backward_reads_forward_src_ = false;  // backward wants src in the forward's layout
 };
 
 }  // namespace dtrain::onednn

@@ -31,10 +31,19 @@ int PooledSize(int in, int kernel, int pad, int stride, bool round_up, bool padd
   return out;
 }
 
+// Planes (one channel of one image) are independent: each is computed whole by one thread, so
+// results do not depend on the thread count.
+
 void MaxPoolForward(const PoolingShape& s, const float* src, float* dst, int* mask) {
   const Window2d& w = s.window;
   const int planes = s.batch * s.channels;
+  const long in_plane = static_cast<long>(s.in_h) * s.in_w;
+  const long out_plane = static_cast<long>(s.out_h) * s.out_w;
+#pragma omp parallel for schedule(static)
   for (int p = 0; p < planes; ++p) {
+    const float* in = src + p * in_plane;
+    float* out = dst + p * out_plane;
+    int* arg = mask + p * out_plane;
     for (int oh = 0; oh < s.out_h; ++oh) {
       const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
       for (int ow = 0; ow < s.out_w; ++ow) {
@@ -44,72 +53,79 @@ void MaxPoolForward(const PoolingShape& s, const float* src, float* dst, int* ma
         for (int ih = h.start; ih < h.end; ++ih) {
           for (int iw = x.start; iw < x.end; ++iw) {
             const int index = ih * s.in_w + iw;
-            if (src[index] > best) {
-              best = src[index];
+            if (in[index] > best) {
+              best = in[index];
               best_index = index;
             }
           }
         }
-        *dst++ = best;
-        *mask++ = best_index;
+        *out++ = best;
+        *arg++ = best_index;
       }
     }
-    src += s.in_h * s.in_w;
   }
 }
 
 void MaxPoolBackward(const PoolingShape& s, const float* diff_dst, const int* mask,
                      float* diff_src) {
   const int planes = s.batch * s.channels;
-  const int in_plane = s.in_h * s.in_w;
-  const int out_plane = s.out_h * s.out_w;
-  std::fill(diff_src, diff_src + static_cast<long>(planes) * in_plane, 0.f);
+  const long in_plane = static_cast<long>(s.in_h) * s.in_w;
+  const long out_plane = static_cast<long>(s.out_h) * s.out_w;
+#pragma omp parallel for schedule(static)
   for (int p = 0; p < planes; ++p) {
-    for (int j = 0; j < out_plane; ++j) {
-      if (mask[j] >= 0) diff_src[mask[j]] += diff_dst[j];
+    float* in = diff_src + p * in_plane;
+    const float* out = diff_dst + p * out_plane;
+    const int* arg = mask + p * out_plane;
+    std::fill(in, in + in_plane, 0.f);
+    for (long j = 0; j < out_plane; ++j) {
+      if (arg[j] >= 0) in[arg[j]] += out[j];
     }
-    diff_src += in_plane;
-    diff_dst += out_plane;
-    mask += out_plane;
   }
 }
 
 void AvePoolForward(const PoolingShape& s, const float* src, float* dst) {
   const Window2d& w = s.window;
   const int planes = s.batch * s.channels;
+  const long in_plane = static_cast<long>(s.in_h) * s.in_w;
+  const long out_plane = static_cast<long>(s.out_h) * s.out_w;
+#pragma omp parallel for schedule(static)
   for (int p = 0; p < planes; ++p) {
+    const float* in = src + p * in_plane;
+    float* out = dst + p * out_plane;
     for (int oh = 0; oh < s.out_h; ++oh) {
       const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
       for (int ow = 0; ow < s.out_w; ++ow) {
         const Span x = WindowSpan(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w);
         float sum = 0.f;
         for (int ih = h.start; ih < h.end; ++ih) {
-          for (int iw = x.start; iw < x.end; ++iw) sum += src[ih * s.in_w + iw];
+          for (int iw = x.start; iw < x.end; ++iw) sum += in[ih * s.in_w + iw];
         }
-        *dst++ = sum / static_cast<float>(h.padded_extent * x.padded_extent);
+        *out++ = sum / static_cast<float>(h.padded_extent * x.padded_extent);
       }
     }
-    src += s.in_h * s.in_w;
   }
 }
 
 void AvePoolBackward(const PoolingShape& s, const float* diff_dst, float* diff_src) {
   const Window2d& w = s.window;
   const int planes = s.batch * s.channels;
-  const int in_plane = s.in_h * s.in_w;
-  std::fill(diff_src, diff_src + static_cast<long>(planes) * in_plane, 0.f);
+  const long in_plane = static_cast<long>(s.in_h) * s.in_w;
+  const long out_plane = static_cast<long>(s.out_h) * s.out_w;
+#pragma omp parallel for schedule(static)
   for (int p = 0; p < planes; ++p) {
+    float* in = diff_src + p * in_plane;
+    const float* out = diff_dst + p * out_plane;
+    std::fill(in, in + in_plane, 0.f);
     for (int oh = 0; oh < s.out_h; ++oh) {
       const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
       for (int ow = 0; ow < s.out_w; ++ow) {
         const Span x = WindowSpan(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w);
-        const float g = *diff_dst++ / static_cast<float>(h.padded_extent * x.padded_extent);
+        const float g = *out++ / static_cast<float>(h.padded_extent * x.padded_extent);
         for (int ih = h.start; ih < h.end; ++ih) {
-          for (int iw = x.start; iw < x.end; ++iw) diff_src[ih * s.in_w + iw] += g;
+          for (int iw = x.start; iw < x.end; ++iw) in[ih * s.in_w + iw] += g;
         }
       }
     }
-    diff_src += in_plane;
   }
 }
 
