@@ -8,7 +8,7 @@
 namespace dtrain {
 
 Tensor::Tensor()
-    : data_(std::make_shared<Storage>()), diff_(std::make_shared<Storage>()) {}
+    : data_(std::make_shared<std::vector<float>>()), diff_(std::make_shared<std::vector<float>>()) {}
 
 Tensor::Tensor(const std::vector<int>& shape) : Tensor() { Reshape(shape); }
 
@@ -20,9 +20,8 @@ void Tensor::Reshape(const std::vector<int>& shape) {
   }
   shape_ = shape;
   count_ = count;
-  // Growing may move the values: a new version, so no kernel trusts what it relaid before.
-  if (static_cast<int64_t>(data_->values.size()) < count) data_->values.resize(count), ++data_->version;
-  if (static_cast<int64_t>(diff_->values.size()) < count) diff_->values.resize(count), ++diff_->version;
+  if (static_cast<int64_t>(data_->size()) < count) data_->resize(count);
+  if (static_cast<int64_t>(diff_->size()) < count) diff_->resize(count);
 }
 
 int64_t Tensor::count(int start, int end) const {
@@ -60,8 +59,8 @@ void Tensor::ShareDiff(const Tensor& other) {
   diff_ = other.diff_;
 }
 
-void Tensor::SetData(float value) { std::fill(mutable_data(), mutable_data() + count_, value); }
-void Tensor::SetDiff(float value) { std::fill(mutable_diff(), mutable_diff() + count_, value); }
+void Tensor::SetData(float value) { std::fill(data_->begin(), data_->begin() + count_, value); }
+void Tensor::SetDiff(float value) { std::fill(diff_->begin(), diff_->begin() + count_, value); }
 
 void Tensor::CopyFrom(const Tensor& source, bool copy_diff) {
   Reshape(source.shape());
@@ -104,18 +103,17 @@ Status Tensor::FromProto(const BlobProto& proto, bool reshape) {
   const int64_t n = count_;
   if (proto.double_data_size() > 0) {
     if (proto.double_data_size() != n) return DataLoss("blob has wrong number of values");
-    float* data = mutable_data();
-    for (int64_t i = 0; i < n; ++i) data[i] = static_cast<float>(proto.double_data(i));
+    for (int64_t i = 0; i < n; ++i) (*data_)[i] = static_cast<float>(proto.double_data(i));
   } else if (proto.data_size() > 0) {
     if (proto.data_size() != n) {
       return DataLoss("blob has " + std::to_string(proto.data_size()) + " values, shape needs " +
                       std::to_string(n));
     }
-    std::copy(proto.data().begin(), proto.data().end(), mutable_data());
+    std::copy(proto.data().begin(), proto.data().end(), data_->begin());
   } else if (n > 0) {
     return DataLoss("blob of shape " + ShapeString() + " has no data");
   }
-  if (proto.diff_size() == n && n > 0) std::copy(proto.diff().begin(), proto.diff().end(), mutable_diff());
+  if (proto.diff_size() == n && n > 0) std::copy(proto.diff().begin(), proto.diff().end(), diff_->begin());
   return Status::Ok();
 }
 
@@ -123,9 +121,9 @@ void Tensor::ToProto(BlobProto* proto, bool write_diff) const {
   proto->Clear();
   for (int d : shape_) proto->mutable_shape()->add_dim(d);
   proto->mutable_data()->Reserve(static_cast<int>(count_));
-  for (int64_t i = 0; i < count_; ++i) proto->add_data(data()[i]);
+  for (int64_t i = 0; i < count_; ++i) proto->add_data((*data_)[i]);
   if (write_diff) {
-    for (int64_t i = 0; i < count_; ++i) proto->add_diff(diff()[i]);
+    for (int64_t i = 0; i < count_; ++i) proto->add_diff((*diff_)[i]);
   }
 }
 

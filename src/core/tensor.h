@@ -38,15 +38,10 @@ class Tensor {
   int CanonicalAxisIndex(int axis) const;
   std::string ShapeString() const;  // "64 1 28 28 (50176)"
 
-  const float* data() const { return data_->values.data(); }
-  const float* diff() const { return diff_->values.data(); }
-  // Each call counts as a write: it advances the version (below).
-  float* mutable_data() { return data_->Write(); }
-  float* mutable_diff() { return diff_->Write(); }
-  // Versions of the data and diff storage (shared with aliases), advanced by every mutable_*
-  // call, so that a kernel can tell whether values it relaid earlier are still current.
-  uint64_t data_version() const { return data_->version; }
-  uint64_t diff_version() const { return diff_->version; }
+  const float* data() const { return data_->data(); }
+  const float* diff() const { return diff_->data(); }
+  float* mutable_data() { return data_->data(); }
+  float* mutable_diff() { return diff_->data(); }
 
   // Makes this tensor use other's storage (shapes must have the same count).
   void ShareData(const Tensor& other);
@@ -64,16 +59,8 @@ class Tensor {
  private:
   std::vector<int> shape_;
   int64_t count_ = 0;
-  struct Storage {
-    std::vector<float> values;
-    uint64_t version = 0;
-    float* Write() {
-      ++version;
-      return values.data();
-    }
-  };
-  std::shared_ptr<Storage> data_;
-  std::shared_ptr<Storage> diff_;
+  std::shared_ptr<std::vector<float>> data_;
+  std::shared_ptr<std::vector<float>> diff_;
 };
 
 std::vector<int> ShapeFromProto(const BlobShape& shape);

@@ -1,7 +1,5 @@
 #include "layers/convolution_layer.h"
 
-#include <utility>
-
 namespace dtrain {
 
 using reference::BiasBackward;
@@ -15,7 +13,7 @@ int ConvolutionLayer::OutputSize(int in, int kernel, int pad, int stride, int di
 Status ConvolutionLayer::ReshapeKernel() {
   StatusOr<bool> changed = kernel_.Update(
       engine_, conv_,
-      [&] { return onednn::Convolution::Create(conv_, bias_term_, /*training=*/true); },
+      [&] { return onednn::Convolution::Create(conv_, bias_term_, /*training=*/true, scratch_); },
       &engine_report_);
   if (!changed.ok()) return Error(changed.status().message());
   if (kernel_.fast()) {
@@ -33,7 +31,6 @@ Status ConvolutionLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& t
   for (size_t i = 0; i < bottom.size(); ++i) {
     if (fast) {
       fast->Forward(bottom[i]->data(), weights, bias, top[i]->mutable_data());
-      forward_src_ = {bottom[i]->data(), bottom[i]->data_version()};
       continue;
     }
     reference::ConvolutionForward(conv_, bottom[i]->data(), weights, top[i]->mutable_data(),
@@ -54,12 +51,8 @@ void ConvolutionLayer::BackwardImpl(const TensorVec& top, const std::vector<bool
     const float* top_diff = top[i]->diff();
     float* bottom_diff = propagate_down[i] ? bottom[i]->mutable_diff() : nullptr;
     if (fast) {
-      // With one bottom, the kernel still holds that bottom's relaid copy from Forward.
-      const bool src_unchanged =
-          bottom.size() == 1 &&
-          forward_src_ == std::make_pair(bottom[i]->data(), bottom[i]->data_version());
-      fast->Backward(bottom[i]->data(), src_unchanged, top_diff, blobs_[0]->data(), bottom_diff,
-                     weight_diff, bias_diff);
+      fast->Backward(bottom[i]->data(), top_diff, blobs_[0]->data(), bottom_diff, weight_diff,
+                     bias_diff);
       continue;
     }
     if (bias_diff) BiasBackward(conv_.batch, num_output_, spatial, top_diff, bias_diff);

@@ -9,8 +9,6 @@
 // (kernels/reference/convolution.h); chosen per problem, see layers/engine.h.
 #pragma once
 
-#include <utility>
-
 #include <memory>
 
 #include "kernels/onednn/convolution.h"
@@ -33,8 +31,6 @@ class ConvolutionLayer : public BaseConvolutionLayer {
 
  private:
   KernelChoice<onednn::Convolution, reference::ConvolutionShape> kernel_;
-  // The bottom Forward read: its values pointer and data_version() then.
-  std::pair<const float*, uint64_t> forward_src_{nullptr, 0};
 };
 
 }  // namespace dtrain

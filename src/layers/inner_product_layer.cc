@@ -76,7 +76,7 @@ Status InnerProductLayer::Reshape(const TensorVec& bottom, const TensorVec& top)
   // Implementation list: oneDNN, then the reference sgemm.
   StatusOr<bool> changed = kernel_.Update(
       engine_, shape_,
-      [&] { return onednn::InnerProduct::Create(shape_, bias_term_, /*training=*/true); },
+      [&] { return onednn::InnerProduct::Create(shape_, bias_term_, /*training=*/true, scratch_); },
       &engine_report_);
   if (!changed.ok()) return Error(changed.status().message());
   return Status::Ok();

@@ -5,7 +5,11 @@
 namespace dtrain {
 
 Layer::Layer(const LayerParameter& param, const LayerContext& context)
-    : param_(param), phase_(context.phase), rng_(context.seed), engine_name_(context.engine) {}
+    : param_(param),
+      phase_(context.phase),
+      rng_(context.seed),
+      scratch_(context.scratch),
+      engine_name_(context.engine) {}
 
 Status Layer::Error(const std::string& message) const {
   return InvalidArgument("layer '" + param_.name() + "' (" + param_.type() + "): " + message);

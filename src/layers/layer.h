@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "core/scratch.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "layers/engine.h"
@@ -34,6 +35,7 @@ struct LayerContext {
   Phase phase = TRAIN;
   uint64_t seed = 1701;  // the layer's own random stream (fillers, dropout, data order)
   std::string engine;    // the engine asked for (layers/engine.h); "" lets the layer choose
+  Scratch* scratch = nullptr;  // the net's per-call kernel scratch (null: kernels keep their own)
 };
 
 class Layer {
@@ -112,6 +114,7 @@ class Layer {
   Phase phase_;
   Rng rng_;
   Engine engine_ = Engine::kAny;  // parsed in Setup from LayerContext::engine
+  Scratch* scratch_ = nullptr;    // LayerContext::scratch, for the layer's kernels
   std::string engine_report_;
   std::vector<std::shared_ptr<Tensor>> blobs_;
 

@@ -1,7 +1,6 @@
 #include "layers/lrn_layer.h"
 
 #include <string>
-#include <utility>
 
 #include "proto/layer_params.pb.h"
 
@@ -33,7 +32,7 @@ Status LRNLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   top[0]->ReshapeLike(in);
   // Implementation list: oneDNN, then the reference loops (which keep the scale for backward).
   StatusOr<bool> changed = kernel_.Update(
-      engine_, shape_, [&] { return onednn::Lrn::Create(shape_, across_channels_, /*training=*/true); },
+      engine_, shape_, [&] { return onednn::Lrn::Create(shape_, across_channels_, /*training=*/true, scratch_); },
       &engine_report_);
   if (!changed.ok()) return Error(changed.status().message());
   if (!kernel_.fast()) scale_.ReshapeLike(in);
@@ -43,7 +42,6 @@ Status LRNLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
 Status LRNLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   if (onednn::Lrn* fast = kernel_.fast()) {
     fast->Forward(bottom[0]->data(), top[0]->mutable_data());
-    forward_src_ = {bottom[0]->data(), bottom[0]->data_version()};
     return Status::Ok();
   }
   if (across_channels_) {
@@ -60,9 +58,7 @@ void LRNLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propa
                             const TensorVec& bottom) {
   if (!propagate_down[0]) return;
   if (onednn::Lrn* fast = kernel_.fast()) {
-    const bool src_unchanged =
-        forward_src_ == std::make_pair(bottom[0]->data(), bottom[0]->data_version());
-    fast->Backward(bottom[0]->data(), src_unchanged, top[0]->diff(), bottom[0]->mutable_diff());
+    fast->Backward(bottom[0]->data(), top[0]->diff(), bottom[0]->mutable_diff());
   } else if (across_channels_) {
     reference::LrnAcrossChannelsBackward(shape_, bottom[0]->data(), top[0]->data(), scale_.data(),
                                          top[0]->diff(), bottom[0]->mutable_diff());

@@ -10,8 +10,6 @@
 // oneDNN (kernels/onednn/lrn.h), then the reference loops. Not thread-safe.
 #pragma once
 
-#include <utility>
-
 #include "kernels/onednn/lrn.h"
 #include "kernels/reference/lrn.h"
 #include "layers/layer.h"
@@ -39,8 +37,6 @@ class LRNLayer : public Layer {
   reference::LrnShape shape_;
   Tensor scale_;  // reference kernel only
   KernelChoice<onednn::Lrn, reference::LrnShape> kernel_;
-  // The bottom Forward read: its values pointer and data_version() then.
-  std::pair<const float*, uint64_t> forward_src_{nullptr, 0};
 };
 
 }  // namespace dtrain

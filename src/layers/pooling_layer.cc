@@ -115,7 +115,7 @@ Status PoolingLayer::ReshapeKernel(bool mask_top) {
               "back) ran slower than the reference loops on every benchmark net; engine: ONEDNN "
               "forces it");
         }
-        return onednn::Pooling::Create(shape_, is_max_, /*training=*/true);
+        return onednn::Pooling::Create(shape_, is_max_, /*training=*/true, scratch_);
       },
       &engine_report_);
   if (!changed.ok()) return Error(changed.status().message());

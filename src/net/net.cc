@@ -66,6 +66,7 @@ Status Net::AppendLayer(const LayerParameter& lp, int layer_index, uint64_t seed
   context.phase = phase_;
   context.seed = seed;
   context.engine = engine;
+  context.scratch = scratch_.get();
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Layer> layer, CreateLayer(lp, context));
   const std::string where = "layer '" + lp.name() + "' (" + lp.type() + ")";
   if (lp.propagate_down_size() > 0 && lp.propagate_down_size() != lp.bottom_size()) {

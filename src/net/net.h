@@ -95,6 +95,8 @@ class Net {
 
   std::string name_;
   Phase phase_ = TRAIN;
+  // Kernel scratch shared by the layers (declared before them: it outlives their kernels).
+  std::unique_ptr<Scratch> scratch_ = std::make_unique<Scratch>();
   std::vector<std::unique_ptr<Layer>> layers_;
   std::vector<std::string> layer_names_;
   std::vector<std::shared_ptr<Tensor>> blobs_;

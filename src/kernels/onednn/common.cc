@@ -20,10 +20,14 @@ memory UserMemory(const CpuContext& context, const Dims& dims) {
   return memory(PlainDesc(dims), context.engine, DNNL_MEMORY_NONE);
 }
 
-Relayout::Relayout(const CpuContext& context, const memory::desc& user, const memory::desc& inner)
-    : reorders_(user != inner), user_(user, context.engine, DNNL_MEMORY_NONE) {
+Relayout::Relayout(const CpuContext& context, const memory::desc& user, const memory::desc& inner,
+                   Scratch* scratch)
+    : reorders_(user != inner),
+      inner_bytes_(inner.get_size()),
+      scratch_(scratch),
+      user_(user, context.engine, DNNL_MEMORY_NONE) {
   if (!reorders_) return;
-  inner_ = memory(inner, context.engine);  // owns its buffer, sized once
+  inner_ = memory(inner, context.engine, DNNL_MEMORY_NONE);  // bound to scratch per call
   to_inner_ = dnnl::reorder(user_, inner_);
   to_user_ = dnnl::reorder(inner_, user_);
 }
@@ -31,13 +35,16 @@ Relayout::Relayout(const CpuContext& context, const memory::desc& user, const me
 memory& Relayout::In(CpuContext& context, const float* data) {
   Bind(user_, data);
   if (!reorders_) return user_;
+  inner_.set_data_handle(scratch_->Take(inner_bytes_));
   to_inner_.execute(context.stream, user_, inner_);
   return inner_;
 }
 
 memory& Relayout::Target(float* data) {
   Bind(user_, data);
-  return reorders_ ? inner_ : user_;
+  if (!reorders_) return user_;
+  inner_.set_data_handle(scratch_->Take(inner_bytes_));
+  return inner_;
 }
 
 void Relayout::Out(CpuContext& context) {

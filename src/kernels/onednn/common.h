@@ -2,7 +2,8 @@
 //
 // Tensors arrive as the caller's dense row-major float32 buffers (NCHW for 4-D); a kernel wraps
 // them in oneDNN memory objects whose data handle is swapped per call, runs primitives created
-// once per problem, and moves data to and from the layout a primitive prefers (Relayout). oneDNN
+// once per problem, and moves data to and from the layout a primitive prefers (Relayout), in
+// regions of the net's Scratch that only live for one call (core/scratch.h). oneDNN
 // errors become a Status at creation, where a kernel can decline; a failure after creation is a
 // broken invariant and aborts. Kernels are not thread-safe; each owns its engine and stream.
 #pragma once
@@ -13,6 +14,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/scratch.h"
 #include "core/status.h"
 
 namespace dtrain::onednn {
@@ -57,16 +59,17 @@ StatusOr<std::unique_ptr<Kernel>> CreateKernel(const char* what, const Problem&.
 }
 
 // Moves one tensor between the caller's plain layout (`user`) and the layout a primitive wants
-// (`inner`). When they are equal, nothing is copied and the user's buffer is used directly.
+// (`inner`). When they are equal, nothing is copied and the user's buffer is used directly;
+// otherwise the inner copy lives in a region the call takes from `scratch` (so the kernel must
+// reserve scratch_bytes() for each call that uses it, and Reset the scratch at its start).
 class Relayout {
  public:
   Relayout() = default;
   Relayout(const CpuContext& context, const dnnl::memory::desc& user,
-           const dnnl::memory::desc& inner);
+           const dnnl::memory::desc& inner, Scratch* scratch);
 
-  bool reorders() const { return reorders_; }
-  // The inner-layout copy the last In made (only when reorders()).
-  dnnl::memory& inner() { return inner_; }
+  // Scratch bytes one In or Target takes.
+  size_t scratch_bytes() const { return reorders_ ? Scratch::Rounded(inner_bytes_) : 0; }
   // Memory holding `data` in the inner layout (a reordered copy when the layouts differ).
   dnnl::memory& In(CpuContext& context, const float* data);
   // Memory a primitive writes its inner-layout result to; `data` receives it after Out.
@@ -76,8 +79,23 @@ class Relayout {
 
  private:
   bool reorders_ = false;
+  size_t inner_bytes_ = 0;
+  Scratch* scratch_ = nullptr;
   dnnl::memory user_, inner_;
   dnnl::reorder to_inner_, to_user_;
+};
+
+// The Scratch a kernel uses: the net's when given, else one of its own (a layer built alone, as
+// in tests).
+class ScratchRef {
+ public:
+  explicit ScratchRef(Scratch* shared) : own_(shared ? nullptr : new Scratch()),
+                                         scratch_(shared ? shared : own_.get()) {}
+  Scratch* get() const { return scratch_; }
+
+ private:
+  std::unique_ptr<Scratch> own_;
+  Scratch* scratch_;
 };
 
 // A primitive's output that the caller accumulates into (Caffe's parameter gradients are +=):

@@ -11,11 +11,13 @@ using dnnl::prop_kind;
 using tag = memory::format_tag;
 
 StatusOr<std::unique_ptr<Convolution>> Convolution::Create(
-    const reference::ConvolutionShape& shape, bool bias, bool training) {
-  return CreateKernel<Convolution>("convolution", shape, bias, training);
+    const reference::ConvolutionShape& shape, bool bias, bool training, Scratch* scratch) {
+  return CreateKernel<Convolution>("convolution", shape, bias, training, scratch);
 }
 
-Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool training) {
+Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool training,
+                         Scratch* scratch) {
+  scratch_ = ScratchRef(scratch);
   bias_ = bias;
   training_ = training;
   const reference::Window2d& w = s.window;
@@ -39,10 +41,12 @@ Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool t
   const convolution_forward::primitive_desc forward_pd(forward_desc, context_.engine);
   forward_ = convolution_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
-  fwd_src_ = Relayout(context_, PlainDesc(src_dims), forward_pd.src_desc());
-  fwd_weights_ = Relayout(context_, PlainDesc(weight_dims), forward_pd.weights_desc());
-  fwd_dst_ = Relayout(context_, PlainDesc(dst_dims), forward_pd.dst_desc());
+  fwd_src_ = Relayout(context_, PlainDesc(src_dims), forward_pd.src_desc(), scratch_.get());
+  fwd_weights_ = Relayout(context_, PlainDesc(weight_dims), forward_pd.weights_desc(), scratch_.get());
+  fwd_dst_ = Relayout(context_, PlainDesc(dst_dims), forward_pd.dst_desc(), scratch_.get());
   if (bias) fwd_bias_ = memory(bias_desc, context_.engine, DNNL_MEMORY_NONE);
+  scratch_.get()->Reserve(fwd_src_.scratch_bytes() + fwd_weights_.scratch_bytes() +
+                          fwd_dst_.scratch_bytes());
   if (!training) return Status::Ok();
 
   const convolution_backward_data::primitive_desc data_pd(
@@ -51,9 +55,9 @@ Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool t
                                       padding),
       context_.engine, forward_pd);
   backward_data_ = convolution_backward_data(data_pd);
-  bwd_data_diff_dst_ = Relayout(context_, PlainDesc(dst_dims), data_pd.diff_dst_desc());
-  bwd_data_weights_ = Relayout(context_, PlainDesc(weight_dims), data_pd.weights_desc());
-  bwd_data_diff_src_ = Relayout(context_, PlainDesc(src_dims), data_pd.diff_src_desc());
+  bwd_data_diff_dst_ = Relayout(context_, PlainDesc(dst_dims), data_pd.diff_dst_desc(), scratch_.get());
+  bwd_data_weights_ = Relayout(context_, PlainDesc(weight_dims), data_pd.weights_desc(), scratch_.get());
+  bwd_data_diff_src_ = Relayout(context_, PlainDesc(src_dims), data_pd.diff_src_desc(), scratch_.get());
 
   // With fewer than 8 input channels per group (a first layer on raw images) the blocked
   // backward-weights kernel has nothing to vectorise over and runs several times slower than
@@ -66,13 +70,15 @@ Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool t
           dilates, padding, padding),
       context_.engine, forward_pd);
   backward_weights_ = convolution_backward_weights(weights_pd);
-  bwd_weights_src_ = Relayout(context_, PlainDesc(src_dims), weights_pd.src_desc());
-  bwd_weights_diff_dst_ = Relayout(context_, PlainDesc(dst_dims), weights_pd.diff_dst_desc());
+  bwd_weights_src_ = Relayout(context_, PlainDesc(src_dims), weights_pd.src_desc(), scratch_.get());
+  bwd_weights_diff_dst_ = Relayout(context_, PlainDesc(dst_dims), weights_pd.diff_dst_desc(), scratch_.get());
   diff_weights_ = Accumulator(context_, PlainDesc(weight_dims), weights_pd.diff_weights_desc());
   if (bias) diff_bias_ = Accumulator(context_, bias_desc, weights_pd.diff_bias_desc());
 
-  weights_reads_forward_src_ = fwd_src_.reorders() && weights_pd.src_desc() == forward_pd.src_desc();
   shared_diff_dst_ = data_pd.diff_dst_desc() == weights_pd.diff_dst_desc();
+  scratch_.get()->Reserve(bwd_weights_src_.scratch_bytes() + bwd_weights_diff_dst_.scratch_bytes() +
+                          bwd_data_diff_dst_.scratch_bytes() + bwd_data_weights_.scratch_bytes() +
+                          bwd_data_diff_src_.scratch_bytes());
 
   const std::string data_impl = data_pd.impl_info_str();
   const std::string weights_impl = weights_pd.impl_info_str();
@@ -85,6 +91,7 @@ Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool t
 
 void Convolution::Forward(const float* src, const float* weights, const float* bias,
                           float* dst) {
+  scratch_.get()->Reset();
   fwd_args_[DNNL_ARG_SRC] = fwd_src_.In(context_, src);
   fwd_args_[DNNL_ARG_WEIGHTS] = fwd_weights_.In(context_, weights);
   fwd_args_[DNNL_ARG_DST] = fwd_dst_.Target(dst);
@@ -96,14 +103,12 @@ void Convolution::Forward(const float* src, const float* weights, const float* b
   fwd_dst_.Out(context_);
 }
 
-void Convolution::Backward(const float* src, bool src_unchanged, const float* diff_dst,
-                           const float* weights, float* diff_src, float* diff_weights,
-                           float* diff_bias) {
+void Convolution::Backward(const float* src, const float* diff_dst, const float* weights,
+                           float* diff_src, float* diff_weights, float* diff_bias) {
+  scratch_.get()->Reset();
   const bool weights_pass = diff_weights || diff_bias;
   if (weights_pass) {
-    bwd_weights_args_[DNNL_ARG_SRC] = src_unchanged && weights_reads_forward_src_
-                                          ? fwd_src_.inner()
-                                          : bwd_weights_src_.In(context_, src);
+    bwd_weights_args_[DNNL_ARG_SRC] = bwd_weights_src_.In(context_, src);
     bwd_weights_args_[DNNL_ARG_DIFF_DST] = bwd_weights_diff_dst_.In(context_, diff_dst);
     bwd_weights_args_[DNNL_ARG_DIFF_WEIGHTS] = diff_weights_.target();
     if (bias_) bwd_weights_args_[DNNL_ARG_DIFF_BIAS] = diff_bias_.target();

@@ -4,7 +4,7 @@
 // Primitives (forward; for training also backward-data and backward-weights) are created once
 // per problem with oneDNN choosing the layouts it computes fastest in (blocked, e.g. nChw8c on
 // AVX2); the kernel reorders inputs into them and results back, into buffers it allocated at
-// creation, so a call allocates nothing. Weight and bias gradients accumulate (+=) like the
+// the net's Scratch for the duration of one call, so a call allocates nothing. Weight and bias gradients accumulate (+=) like the
 // reference's. Not thread-safe.
 #pragma once
 
@@ -20,8 +20,9 @@ class Convolution {
  public:
   // Declines (with the reason) a problem oneDNN cannot compute. `training` also prepares the
   // backward primitives.
+  // `scratch`: the net's (null: the kernel's own).
   static StatusOr<std::unique_ptr<Convolution>> Create(const reference::ConvolutionShape& shape,
-                                                       bool bias, bool training);
+                                                       bool bias, bool training, Scratch* scratch);
 
   // oneDNN's names for the implementations it picked, e.g. "jit:avx2".
   std::string implementation() const { return implementation_; }
@@ -29,18 +30,19 @@ class Convolution {
   // dst = conv(src, weights) + bias (bias ignored when the problem has none).
   void Forward(const float* src, const float* weights, const float* bias, float* dst);
   // diff_src = conv^T(diff_dst, weights); diff_weights += ..., diff_bias += ... Any of the three
-  // outputs may be null to skip it. `src_unchanged`: src holds what the last Forward read, so
-  // its relaid copy is reused.
-  void Backward(const float* src, bool src_unchanged, const float* diff_dst, const float* weights,
-                float* diff_src, float* diff_weights, float* diff_bias);
+  // outputs may be null to skip it.
+  void Backward(const float* src, const float* diff_dst, const float* weights, float* diff_src,
+                float* diff_weights, float* diff_bias);
 
  private:
   template <typename K, typename... P>
   friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
   Convolution() = default;
-  Status Init(const reference::ConvolutionShape& shape, bool bias, bool training);
+  Status Init(const reference::ConvolutionShape& shape, bool bias, bool training,
+              Scratch* scratch);
 
   CpuContext context_;
+  ScratchRef scratch_{nullptr};
   bool bias_ = false, training_ = false;
   std::string implementation_;
 
@@ -57,8 +59,7 @@ class Convolution {
   Relayout bwd_weights_src_, bwd_weights_diff_dst_;
   Accumulator diff_weights_, diff_bias_;
   Args bwd_weights_args_;
-  bool weights_reads_forward_src_ = false;  // backward-weights wants src in the forward's layout
-  bool shared_diff_dst_ = false;            // both backward passes want one diff_dst layout
+  bool shared_diff_dst_ = false;  // both backward passes want one diff_dst layout
 };
 
 }  // namespace dtrain::onednn

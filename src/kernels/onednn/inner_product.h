@@ -1,6 +1,6 @@
 // oneDNN inner product (fully connected), the fast implementation of reference::InnerProduct*
 // (same problem and plain row-major buffers: src m x k, weights n x k or k x n when transposed,
-// dst m x n). Primitives and layout buffers are made once per problem; weight and bias gradients
+// dst m x n). Primitives are made once per problem, relaid data lives in the net's Scratch; weight and bias gradients
 // accumulate (+=). Not thread-safe.
 #pragma once
 
@@ -15,7 +15,8 @@ namespace dtrain::onednn {
 class InnerProduct {
  public:
   static StatusOr<std::unique_ptr<InnerProduct>> Create(const reference::InnerProductShape& shape,
-                                                        bool bias, bool training);
+                                                        bool bias, bool training,
+                                                        Scratch* scratch);
   std::string implementation() const { return implementation_; }
 
   void Forward(const float* src, const float* weights, const float* bias, float* dst);
@@ -27,9 +28,11 @@ class InnerProduct {
   template <typename K, typename... P>
   friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
   InnerProduct() = default;
-  Status Init(const reference::InnerProductShape& shape, bool bias, bool training);
+  Status Init(const reference::InnerProductShape& shape, bool bias, bool training,
+              Scratch* scratch);
 
   CpuContext context_;
+  ScratchRef scratch_{nullptr};
   bool bias_ = false;
   std::string implementation_;
 

@@ -9,11 +9,13 @@ using dnnl::memory;
 using dnnl::prop_kind;
 
 StatusOr<std::unique_ptr<Lrn>> Lrn::Create(const reference::LrnShape& shape, bool across_channels,
-                                           bool training) {
-  return CreateKernel<Lrn>("LRN", shape, across_channels, training);
+                                           bool training, Scratch* scratch) {
+  return CreateKernel<Lrn>("LRN", shape, across_channels, training, scratch);
 }
 
-Status Lrn::Init(const reference::LrnShape& s, bool across_channels, bool training) {
+Status Lrn::Init(const reference::LrnShape& s, bool across_channels, bool training,
+                 Scratch* scratch) {
+  scratch_ = ScratchRef(scratch);
   const Dims dims = {s.batch, s.channels, s.height, s.width};
   const algorithm algo =
       across_channels ? algorithm::lrn_across_channels : algorithm::lrn_within_channel;
@@ -24,23 +26,25 @@ Status Lrn::Init(const reference::LrnShape& s, bool across_channels, bool traini
       context_.engine);
   forward_ = lrn_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
-  src_ = Relayout(context_, PlainDesc(dims), forward_pd.src_desc());
-  dst_ = Relayout(context_, PlainDesc(dims), forward_pd.dst_desc());
+  src_ = Relayout(context_, PlainDesc(dims), forward_pd.src_desc(), scratch_.get());
+  dst_ = Relayout(context_, PlainDesc(dims), forward_pd.dst_desc(), scratch_.get());
   if (forward_pd.workspace_desc().get_size() > 0) {
     workspace_ = memory(forward_pd.workspace_desc(), context_.engine);
     fwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
   }
+  scratch_.get()->Reserve(src_.scratch_bytes() + dst_.scratch_bytes());
   if (!training) return Status::Ok();
 
   const lrn_backward::primitive_desc backward_pd(
       lrn_backward::desc(algo, blocked, blocked, s.local_size, s.alpha, s.beta, s.k),
       context_.engine, forward_pd);
   backward_ = lrn_backward(backward_pd);
-  bwd_src_ = Relayout(context_, PlainDesc(dims), backward_pd.src_desc());
-  diff_dst_ = Relayout(context_, PlainDesc(dims), backward_pd.diff_dst_desc());
-  diff_src_ = Relayout(context_, PlainDesc(dims), backward_pd.diff_src_desc());
+  bwd_src_ = Relayout(context_, PlainDesc(dims), backward_pd.src_desc(), scratch_.get());
+  diff_dst_ = Relayout(context_, PlainDesc(dims), backward_pd.diff_dst_desc(), scratch_.get());
+  diff_src_ = Relayout(context_, PlainDesc(dims), backward_pd.diff_src_desc(), scratch_.get());
   if (workspace_) bwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
-  backward_reads_forward_src_ = src_.reorders() && backward_pd.src_desc() == forward_pd.src_desc();
+  scratch_.get()->Reserve(bwd_src_.scratch_bytes() + diff_dst_.scratch_bytes() +
+                          diff_src_.scratch_bytes());
   const std::string backward_impl = backward_pd.impl_info_str();
   if (backward_impl != implementation_) {
     implementation_ = "fwd " + implementation_ + ", bwd " + backward_impl;
@@ -49,17 +53,16 @@ Status Lrn::Init(const reference::LrnShape& s, bool across_channels, bool traini
 }
 
 void Lrn::Forward(const float* src, float* dst) {
+  scratch_.get()->Reset();
   fwd_args_[DNNL_ARG_SRC] = src_.In(context_, src);
   fwd_args_[DNNL_ARG_DST] = dst_.Target(dst);
   forward_.execute(context_.stream, fwd_args_);
   dst_.Out(context_);
 }
 
-void Lrn::Backward(const float* src, bool src_unchanged, const float* diff_dst,
-                   float* diff_src) {
-  bwd_args_[DNNL_ARG_SRC] = src_unchanged && backward_reads_forward_src_
-                                ? src_.inner()
-                                : bwd_src_.In(context_, src);
+void Lrn::Backward(const float* src, const float* diff_dst, float* diff_src) {
+  scratch_.get()->Reset();
+  bwd_args_[DNNL_ARG_SRC] = bwd_src_.In(context_, src);
   bwd_args_[DNNL_ARG_DIFF_DST] = diff_dst_.In(context_, diff_dst);
   bwd_args_[DNNL_ARG_DIFF_SRC] = diff_src_.Target(diff_src);
   backward_.execute(context_.stream, bwd_args_);

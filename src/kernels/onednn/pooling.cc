@@ -11,11 +11,13 @@ using dnnl::pooling_forward;
 using dnnl::prop_kind;
 
 StatusOr<std::unique_ptr<Pooling>> Pooling::Create(const reference::PoolingShape& shape, bool max,
-                                                   bool training) {
-  return CreateKernel<Pooling>("pooling", shape, max, training);
+                                                   bool training, Scratch* scratch) {
+  return CreateKernel<Pooling>("pooling", shape, max, training, scratch);
 }
 
-Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training) {
+Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training,
+                     Scratch* scratch) {
+  scratch_ = ScratchRef(scratch);
   const reference::Window2d& w = s.window;
   // Right/bottom padding that makes oneDNN's (floor) output size Caffe's; never less than the
   // symmetric pad, which floor mode already fits.
@@ -48,12 +50,13 @@ Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training) 
       context_.engine);
   forward_ = pooling_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
-  src_ = Relayout(context_, PlainDesc(src_dims), forward_pd.src_desc());
-  dst_ = Relayout(context_, PlainDesc(dst_dims), forward_pd.dst_desc());
+  src_ = Relayout(context_, PlainDesc(src_dims), forward_pd.src_desc(), scratch_.get());
+  dst_ = Relayout(context_, PlainDesc(dst_dims), forward_pd.dst_desc(), scratch_.get());
   if (forward_pd.workspace_desc().get_size() > 0) {
     workspace_ = memory(forward_pd.workspace_desc(), context_.engine);
     fwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
   }
+  scratch_.get()->Reserve(src_.scratch_bytes() + dst_.scratch_bytes());
   if (!training) return Status::Ok();
 
   const pooling_backward::primitive_desc backward_pd(
@@ -61,13 +64,15 @@ Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training) 
                              kernel, pad_l, pad_r_dims),
       context_.engine, forward_pd);
   backward_ = pooling_backward(backward_pd);
-  diff_dst_ = Relayout(context_, PlainDesc(dst_dims), backward_pd.diff_dst_desc());
-  diff_src_ = Relayout(context_, PlainDesc(src_dims), backward_pd.diff_src_desc());
+  diff_dst_ = Relayout(context_, PlainDesc(dst_dims), backward_pd.diff_dst_desc(), scratch_.get());
+  diff_src_ = Relayout(context_, PlainDesc(src_dims), backward_pd.diff_src_desc(), scratch_.get());
   if (workspace_) bwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
+  scratch_.get()->Reserve(diff_dst_.scratch_bytes() + diff_src_.scratch_bytes());
   return Status::Ok();
 }
 
 void Pooling::Forward(const float* src, float* dst) {
+  scratch_.get()->Reset();
   fwd_args_[DNNL_ARG_SRC] = src_.In(context_, src);
   fwd_args_[DNNL_ARG_DST] = dst_.Target(dst);
   forward_.execute(context_.stream, fwd_args_);
@@ -75,6 +80,7 @@ void Pooling::Forward(const float* src, float* dst) {
 }
 
 void Pooling::Backward(const float* diff_dst, float* diff_src) {
+  scratch_.get()->Reset();
   bwd_args_[DNNL_ARG_DIFF_DST] = diff_dst_.In(context_, diff_dst);
   bwd_args_[DNNL_ARG_DIFF_SRC] = diff_src_.Target(diff_src);
   backward_.execute(context_.stream, bwd_args_);

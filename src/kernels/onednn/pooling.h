@@ -3,7 +3,7 @@
 // is taken only where oneDNN's divisor equals Caffe's (no padding: windows clipped to the image;
 // padding that no window overhangs: the full kernel); otherwise Create declines. Max backward
 // routes each gradient to the argmax kept in a workspace filled by the forward pass. Data is
-// relaid into channel blocks around the primitives (buffers made once). Not thread-safe.
+// relaid into channel blocks around the primitives, in the net's Scratch. Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -17,7 +17,7 @@ namespace dtrain::onednn {
 class Pooling {
  public:
   static StatusOr<std::unique_ptr<Pooling>> Create(const reference::PoolingShape& shape, bool max,
-                                                   bool training);
+                                                   bool training, Scratch* scratch);
   std::string implementation() const { return implementation_; }
 
   void Forward(const float* src, float* dst);
@@ -28,9 +28,10 @@ class Pooling {
   template <typename K, typename... P>
   friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
   Pooling() = default;
-  Status Init(const reference::PoolingShape& shape, bool max, bool training);
+  Status Init(const reference::PoolingShape& shape, bool max, bool training, Scratch* scratch);
 
   CpuContext context_;
+  ScratchRef scratch_{nullptr};
   std::string implementation_;
   dnnl::pooling_forward forward_;
   dnnl::pooling_backward backward_;
