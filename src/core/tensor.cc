@@ -21,7 +21,6 @@ void Tensor::Reshape(const std::vector<int>& shape) {
   shape_ = shape;
   count_ = count;
   if (static_cast<int64_t>(data_->size()) < count) data_->resize(count);
-  if (static_cast<int64_t>(diff_->size()) < count) diff_->resize(count);
 }
 
 int64_t Tensor::count(int start, int end) const {
@@ -60,7 +59,7 @@ void Tensor::ShareDiff(const Tensor& other) {
 }
 
 void Tensor::SetData(float value) { std::fill(data_->begin(), data_->begin() + count_, value); }
-void Tensor::SetDiff(float value) { std::fill(diff_->begin(), diff_->begin() + count_, value); }
+void Tensor::SetDiff(float value) { std::fill(mutable_diff(), mutable_diff() + count_, value); }
 
 void Tensor::CopyFrom(const Tensor& source, bool copy_diff) {
   Reshape(source.shape());
@@ -113,7 +112,7 @@ Status Tensor::FromProto(const BlobProto& proto, bool reshape) {
   } else if (n > 0) {
     return DataLoss("blob of shape " + ShapeString() + " has no data");
   }
-  if (proto.diff_size() == n && n > 0) std::copy(proto.diff().begin(), proto.diff().end(), diff_->begin());
+  if (proto.diff_size() == n && n > 0) std::copy(proto.diff().begin(), proto.diff().end(), mutable_diff());
   return Status::Ok();
 }
 
@@ -123,7 +122,7 @@ void Tensor::ToProto(BlobProto* proto, bool write_diff) const {
   proto->mutable_data()->Reserve(static_cast<int>(count_));
   for (int64_t i = 0; i < count_; ++i) proto->add_data((*data_)[i]);
   if (write_diff) {
-    for (int64_t i = 0; i < count_; ++i) proto->add_diff((*diff_)[i]);
+    for (int64_t i = 0; i < count_; ++i) proto->add_diff(diff()[i]);
   }
 }
 

@@ -3,7 +3,9 @@
 // Layout is row-major over shape(), so a 4-d tensor is NCHW. Storage for data and diff is held by
 // shared_ptr so that a layer can make its top alias its bottom (Flatten, Reshape, in-place use);
 // an aliased tensor sees the other's writes. Reshape keeps capacity: it only allocates when the
-// new count exceeds every count seen before, so a steady-state iteration allocates nothing.
+// new count exceeds every count seen before, so a steady-state iteration allocates nothing. The
+// diff is allocated (zero-filled) on first access, so that a net can give the diffs of tensors
+// with disjoint backward lifetimes one buffer (ShareDiffBuffer) before any of them is touched.
 // Not thread-safe: one thread mutates a tensor at a time.
 #pragma once
 
@@ -39,13 +41,24 @@ class Tensor {
   std::string ShapeString() const;  // "64 1 28 28 (50176)"
 
   const float* data() const { return data_->data(); }
-  const float* diff() const { return diff_->data(); }
+  const float* diff() const {
+    EnsureDiff();
+    return diff_->data();
+  }
   float* mutable_data() { return data_->data(); }
-  float* mutable_diff() { return diff_->data(); }
+  float* mutable_diff() {
+    EnsureDiff();
+    return diff_->data();
+  }
 
   // Makes this tensor use other's storage (shapes must have the same count).
   void ShareData(const Tensor& other);
   void ShareDiff(const Tensor& other);
+  // Makes this tensor's diff use other's diff buffer, whatever their counts (the buffer grows to
+  // the largest on access). For the net's diff planner: the two diffs must never be live at once.
+  void ShareDiffBuffer(const Tensor& other) { diff_ = other.diff_; }
+  // Whether the two diffs are one buffer.
+  bool SharesDiffWith(const Tensor& other) const { return diff_ == other.diff_; }
 
   void SetData(float value);
   void SetDiff(float value);
@@ -57,6 +70,10 @@ class Tensor {
   bool ShapeEquals(const BlobProto& proto) const;
 
  private:
+  void EnsureDiff() const {
+    if (static_cast<int64_t>(diff_->size()) < count_) diff_->resize(count_);
+  }
+
   std::vector<int> shape_;
   int64_t count_ = 0;
   std::shared_ptr<std::vector<float>> data_;

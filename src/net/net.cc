@@ -6,6 +6,7 @@
 #include "core/logging.h"
 #include "core/rng.h"
 #include "layers/registry.h"
+#include "net/diff_planner.h"
 #include "net/insert_splits.h"
 #include "net/net_filter.h"
 
@@ -57,7 +58,52 @@ Status Net::Init(const NetParameter& in_param, const NetState& in_state, uint64_
   for (const auto& entry : available_blobs) output_blob_indices_.push_back(entry.second);
   std::sort(output_blob_indices_.begin(), output_blob_indices_.end());
   DecideBackward(param.force_backward());
+  ShareDiffBuffers();
   return Status::Ok();
+}
+
+// Blobs whose diffs live at disjoint times in backward share buffers (net/diff_planner.h). A blob
+// takes part only when its diff is surely written before it is read and not needed afterwards:
+// no loss weight (that diff is primed once), written in backward by its last consumer, and not
+// aliased with another blob's diff (Flatten, Reshape, ...). Output blobs and diffs nobody writes
+// (read as zeros, e.g. a split branch into Accuracy) keep their own.
+void Net::ShareDiffBuffers() {
+  const int num_blobs = static_cast<int>(blobs_.size());
+  std::vector<int> producer(num_blobs, -1), last_consumer(num_blobs, -1);
+  std::vector<bool> written(num_blobs, false);
+  for (int i = 0; i < static_cast<int>(layers_.size()); ++i) {
+    for (int id : top_id_vecs_[i]) {
+      if (producer[id] < 0) producer[id] = i;
+    }
+    for (size_t k = 0; k < bottom_id_vecs_[i].size(); ++k) {
+      const int id = bottom_id_vecs_[i][k];
+      last_consumer[id] = i;
+      written[id] = layer_need_backward_[i] && bottom_need_backward_[i][k];
+    }
+  }
+  std::vector<std::optional<DiffLifetime>> lifetimes(num_blobs);
+  for (int id = 0; id < num_blobs; ++id) {
+    bool aliased = false;
+    for (int other = 0; other < num_blobs && !aliased; ++other) {
+      aliased = other != id && blobs_[id]->SharesDiffWith(*blobs_[other]);
+    }
+    if (producer[id] < 0 || last_consumer[id] < 0 || !written[id] || aliased ||
+        blob_loss_weights_[id] != 0.f) {
+      continue;
+    }
+    lifetimes[id] = DiffLifetime{producer[id], last_consumer[id], blobs_[id]->count()};
+  }
+  const DiffPlan plan = PlanDiffBuffers(lifetimes);
+  std::vector<int> owner(plan.buffer_count.size(), -1);
+  for (int id = 0; id < num_blobs; ++id) {
+    const int buffer = plan.buffer_of_blob[id];
+    if (buffer < 0) continue;
+    if (owner[buffer] < 0) {
+      owner[buffer] = id;
+    } else {
+      blobs_[id]->ShareDiffBuffer(*blobs_[owner[buffer]]);
+    }
+  }
 }
 
 Status Net::AppendLayer(const LayerParameter& lp, int layer_index, uint64_t seed,

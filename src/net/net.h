@@ -92,6 +92,7 @@ class Net {
                      const std::string& engine, std::map<std::string, int>* available_blobs);
   Status AppendParams(int layer_index);
   void DecideBackward(bool force_backward);
+  void ShareDiffBuffers();
 
   std::string name_;
   Phase phase_ = TRAIN;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/proto_io.h"
 #include "net/insert_splits.h"
 #include "net/net_filter.h"
@@ -105,6 +108,54 @@ TEST(Net, SplitGradientsSumAcrossConsumers) {
   const Tensor* ga = a->learnable_params()[0];
   const Tensor* gb = b->learnable_params()[0];
   for (int64_t i = 0; i < ga->count(); ++i) EXPECT_NEAR(gb->diff()[i], 2 * ga->diff()[i], 1e-5);
+}
+
+// A small conv net whose intermediate diffs share buffers (net/diff_planner.h): its weight
+// gradients still match finite differences of the loss.
+TEST(Net, SharedDiffBuffersKeepGradientsExact) {
+  const std::string text = R"(
+    force_backward: true
+    layer { name: "data" type: "DummyData" top: "x" top: "t"
+            dummy_data_param { refill: false shape { dim: 2 dim: 2 dim: 6 dim: 6 }
+                               shape { dim: 2 dim: 3 } data_filler { type: "gaussian" std: 1 }
+                               data_filler { type: "gaussian" std: 1 } } }
+    layer { name: "c1" type: "Convolution" bottom: "x" top: "c1"
+            convolution_param { num_output: 3 kernel_size: 3 pad: 1
+                                weight_filler { type: "gaussian" std: 0.5 } } }
+    layer { name: "r1" type: "TanH" bottom: "c1" top: "r1" }
+    layer { name: "c2" type: "Convolution" bottom: "r1" top: "c2"
+            convolution_param { num_output: 4 kernel_size: 3
+                                weight_filler { type: "gaussian" std: 0.5 } } }
+    layer { name: "r2" type: "TanH" bottom: "c2" top: "r2" }
+    layer { name: "p" type: "Pooling" bottom: "r2" top: "p"
+            pooling_param { pool: AVE kernel_size: 2 stride: 2 } }
+    layer { name: "ip" type: "InnerProduct" bottom: "p" top: "y"
+            inner_product_param { num_output: 3 weight_filler { type: "gaussian" std: 0.5 } } }
+    layer { name: "loss" type: "EuclideanLoss" bottom: "y" bottom: "t" top: "loss" })";
+  auto net = Build(text);
+  ASSERT_TRUE(net);
+  // c1, r1, c2, r2: four diffs, at most two live at once.
+  const Tensor* c1 = net->blob_by_name("c1");
+  EXPECT_TRUE(c1->SharesDiffWith(*net->blob_by_name("c2")) ||
+              c1->SharesDiffWith(*net->blob_by_name("r2")) ||
+              c1->SharesDiffWith(*net->blob_by_name("p")));
+  ASSERT_TRUE(net->Forward().ok());
+  net->ClearParamDiffs();
+  net->Backward();
+  for (Tensor* param : net->learnable_params()) {
+    for (int64_t i = 0; i < param->count(); i += 7) {
+      const float analytic = param->diff()[i];
+      const float saved = param->data()[i];
+      const float h = 1e-2f;
+      param->mutable_data()[i] = saved + h;
+      const double up = net->Forward().value();
+      param->mutable_data()[i] = saved - h;
+      const double down = net->Forward().value();
+      param->mutable_data()[i] = saved;
+      const double numeric = (up - down) / (2 * h);
+      EXPECT_NEAR(analytic, numeric, 2e-2 * std::max(1.0, std::abs(numeric)));
+    }
+  }
 }
 
 TEST(Net, InPlaceLayerSharesItsBottom) {
