@@ -85,6 +85,16 @@ torch_bench() {  # net threads repeat -> "img_per_s rss_mb"
   echo "$line" | sed -E 's/.*img_per_s=([0-9.]+) peak_rss_mb=([0-9]+).*/\1 \2/'
 }
 
+# GFLOP/s of the convolution layers alone (forward + backward FLOPs over their time), from
+# `dtrain time`'s per-layer timing.
+declare -A TIME_ITERS=([lenet]=50 [cifar10_quick]=10 [cifar10_full]=10 [googlenet]=2)
+conv_gflops() {  # net threads -> GFLOP/s
+  local log="$OUT/time_${1}_t$2.log"
+  OMP_NUM_THREADS=$2 OPENBLAS_NUM_THREADS=$2 "$DTRAIN" time --model="bench/nets/$1.prototxt" \
+    --iterations="${TIME_ITERS[$1]}" --threads="$2" >"$log" 2>&1 || die "dtrain time failed, see $log"
+  sed -n 's/.*Convolution layers: .* ms forward+backward, \([0-9.]*\) GFLOP\/s.*/\1/p' "$log"
+}
+
 # Training MFLOP per image, estimated as 3x the forward MFLOP of `dtrain check` (backward of a
 # conv/fc layer is about twice its forward: data gradient plus weight gradient).
 train_mflop_per_image() {
@@ -132,12 +142,14 @@ for net in $NETS; do
       read -r ips t_rss <<<"$res"
       t_ips=$(awk -v a="$t_ips" -v b="$ips" 'BEGIN { print (b > a ? b : a) }')
     done
+    conv=$(conv_gflops "$net" "$n")
     other=$(other_cores "$before" "$(cpu_ticks)")
     rows+=("$(awk -v net="$net" -v n="$n" -v d="$d_ips" -v t="$t_ips" -v dr="$d_rss" \
-      -v tr="$t_rss" -v mf="$mflop" -v peak="${PEAK[$n]:-0}" -v other="$other" 'BEGIN {
+      -v tr="$t_rss" -v mf="$mflop" -v peak="${PEAK[$n]:-0}" -v other="$other" -v conv="$conv" 'BEGIN {
         g = d * mf / 1000; pct = peak > 0 ? 100 * g / peak : 0;
-        printf "| %s | %d | %.1f | %.1f | %.2f | %.1f (%.0f%%) | %d | %d | %.1f |", net, n, d, t,
-               (t > 0 ? d / t : 0), g, pct, dr, tr, other }')")
+        cpct = peak > 0 ? 100 * conv / peak : 0;
+        printf "| %s | %d | %.1f | %.1f | %.2f | %.1f (%.0f%%) | %.1f (%.0f%%) | %d | %d | %.1f |",
+               net, n, d, t, (t > 0 ? d / t : 0), g, pct, conv, cpct, dr, tr, other }')")
   done
 done
 end_load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -154,12 +166,14 @@ total_other=$(other_cores "$run_start" "$(cpu_ticks)")
     "other processes kept $total_other of $(nproc) cores busy on average over the run" \
     "(last column: the same during each row)."
   echo
-  echo "| net | threads | dtrain img/s | PyTorch img/s | dtrain/PyTorch | dtrain GFLOP/s (% of sgemm peak) | dtrain peak RSS MiB | PyTorch peak RSS MiB | other load (cores) |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| net | threads | dtrain img/s | PyTorch img/s | dtrain/PyTorch | dtrain GFLOP/s (% of sgemm peak) | conv layers GFLOP/s (% of peak) | dtrain peak RSS MiB | PyTorch peak RSS MiB | other load (cores) |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
   for n in $THREADS; do echo "OpenBLAS sgemm peak, $n thread(s): ${PEAK[$n]:-?} GFLOP/s"; done
   echo "(other load during the sgemm probe: $gemm_other cores)"
   echo "dtrain GFLOP/s: img/s times 3x the forward FLOPs per image of \`dtrain check\` (an estimate);" \
-    "% of the sgemm peak at the same thread count."
+    "% of the sgemm peak at the same thread count. Conv layers: forward + backward FLOPs of the" \
+    "Convolution layers over their time in \`dtrain time\` (relayouts included)."
+
 } | tee "$OUT/results.md"
