@@ -12,6 +12,7 @@
 #include <string>
 
 #include "kernels/onednn/common.h"
+#include "kernels/onednn/weighted_passes.h"
 #include "kernels/reference/convolution.h"
 
 namespace dtrain::onednn {
@@ -43,23 +44,8 @@ class Convolution {
 
   CpuContext context_;
   ScratchRef scratch_{nullptr};
-  bool bias_ = false, training_ = false;
   std::string implementation_;
-
-  dnnl::convolution_forward forward_;
-  Relayout fwd_src_, fwd_weights_, fwd_dst_;
-  dnnl::memory fwd_bias_;
-  Args fwd_args_;
-
-  dnnl::convolution_backward_data backward_data_;
-  Relayout bwd_data_diff_dst_, bwd_data_weights_, bwd_data_diff_src_;
-  Args bwd_data_args_;
-
-  dnnl::convolution_backward_weights backward_weights_;
-  Relayout bwd_weights_src_, bwd_weights_diff_dst_;
-  Accumulator diff_weights_, diff_bias_;
-  Args bwd_weights_args_;
-  bool shared_diff_dst_ = false;  // both backward passes want one diff_dst layout
+  WeightedPasses passes_;
 };
 
 }  // namespace dtrain::onednn

@@ -1,0 +1,75 @@
+// The three passes of a layer with weights, as oneDNN computes Convolution and InnerProduct once
+// their primitives exist: forward (src, weights, bias -> dst), backward-data (diff_dst, weights ->
+// diff_src) and backward-weights (src, diff_dst -> diff_weights, diff_bias, which are added to the
+// caller's plain gradients, as Caffe accumulates them).
+//
+// The caller's tensors are in the `user` layouts; each primitive may want others, into which the
+// passes relay data in regions of the kernel's Scratch, taken anew on every call. When both
+// backward primitives want diff_dst in one layout it is relaid once. Not thread-safe.
+#pragma once
+
+#include "kernels/onednn/common.h"
+
+namespace dtrain::onednn {
+
+// The caller's layouts; `bias` is an empty desc when there is no bias.
+struct UserLayouts {
+  dnnl::memory::desc src, weights, dst, bias;
+};
+
+class WeightedPasses {
+ public:
+  // Each Set* takes a primitive descriptor of the matching oneDNN kind (convolution_forward::
+  // primitive_desc, inner_product_forward::primitive_desc, ...) and reserves its scratch.
+  template <typename ForwardPd>
+  void SetForward(const CpuContext& context, Scratch* scratch, const UserLayouts& user,
+                  const ForwardPd& pd) {
+    SetForward(context, scratch, user, dnnl::primitive(pd), pd.src_desc(), pd.weights_desc(),
+               pd.dst_desc());
+  }
+  template <typename DataPd, typename WeightsPd>
+  void SetBackward(const CpuContext& context, Scratch* scratch, const UserLayouts& user,
+                   const DataPd& data, const WeightsPd& weights) {
+    SetBackward(context, scratch, user, dnnl::primitive(data), data.diff_dst_desc(),
+                data.weights_desc(), data.diff_src_desc(), dnnl::primitive(weights),
+                weights.src_desc(), weights.diff_dst_desc(), weights.diff_weights_desc(),
+                weights.diff_bias_desc());
+  }
+
+  void Forward(CpuContext& context, const float* src, const float* weights, const float* bias,
+               float* dst);
+  // Any of diff_src, diff_weights, diff_bias may be null to skip it.
+  void Backward(CpuContext& context, const float* src, const float* diff_dst,
+                const float* weights, float* diff_src, float* diff_weights, float* diff_bias);
+
+ private:
+  void SetForward(const CpuContext& context, Scratch* scratch, const UserLayouts& user,
+                  dnnl::primitive forward, const dnnl::memory::desc& src,
+                  const dnnl::memory::desc& weights, const dnnl::memory::desc& dst);
+  void SetBackward(const CpuContext& context, Scratch* scratch, const UserLayouts& user,
+                   dnnl::primitive data, const dnnl::memory::desc& data_diff_dst,
+                   const dnnl::memory::desc& data_weights, const dnnl::memory::desc& diff_src,
+                   dnnl::primitive weights, const dnnl::memory::desc& weights_src,
+                   const dnnl::memory::desc& weights_diff_dst,
+                   const dnnl::memory::desc& diff_weights, const dnnl::memory::desc& diff_bias);
+
+  Scratch* scratch_ = nullptr;
+  bool bias_ = false;
+
+  dnnl::primitive forward_;
+  Relayout fwd_src_, fwd_weights_, fwd_dst_;
+  dnnl::memory fwd_bias_;
+  Args fwd_args_;
+
+  dnnl::primitive backward_data_;
+  Relayout bwd_data_diff_dst_, bwd_data_weights_, bwd_data_diff_src_;
+  Args bwd_data_args_;
+
+  dnnl::primitive backward_weights_;
+  Relayout bwd_weights_src_, bwd_weights_diff_dst_;
+  Accumulator diff_weights_, diff_bias_;
+  Args bwd_weights_args_;
+  bool shared_diff_dst_ = false;  // both backward passes want one diff_dst layout
+};
+
+}  // namespace dtrain::onednn
