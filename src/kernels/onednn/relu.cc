@@ -21,36 +21,22 @@ Status Relu::Init(const ReluProblem& p, bool training) {
                             algorithm::eltwise_relu_use_dst_for_bwd, PlainDesc(dims),
                             p.negative_slope),
       context_.engine);
-  forward_ = eltwise_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
-  src_ = UserMemory(context_, dims);
-  dst_ = UserMemory(context_, dims);
-  fwd_args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
-  if (!training) return Status::Ok();
-  const eltwise_backward::primitive_desc backward_pd(
-      eltwise_backward::desc(algorithm::eltwise_relu_use_dst_for_bwd, PlainDesc(dims),
-                             PlainDesc(dims), p.negative_slope),
-      context_.engine, forward_pd);
-  backward_ = eltwise_backward(backward_pd);
-  bwd_dst_ = UserMemory(context_, dims);
-  diff_dst_ = UserMemory(context_, dims);
-  diff_src_ = UserMemory(context_, dims);
-  bwd_args_ = {{DNNL_ARG_DST, bwd_dst_}, {DNNL_ARG_DIFF_DST, diff_dst_},
-               {DNNL_ARG_DIFF_SRC, diff_src_}};
+  dnnl::primitive backward;
+  if (training) {
+    backward = eltwise_backward(eltwise_backward::primitive_desc(
+        eltwise_backward::desc(algorithm::eltwise_relu_use_dst_for_bwd, PlainDesc(dims),
+                               PlainDesc(dims), p.negative_slope),
+        context_.engine, forward_pd));
+  }
+  passes_.Set(context_, dims, eltwise_forward(forward_pd), backward);
   return Status::Ok();
 }
 
-void Relu::Forward(const float* src, float* dst) {
-  Bind(src_, src);
-  Bind(dst_, dst);
-  forward_.execute(context_.stream, fwd_args_);
-}
+void Relu::Forward(const float* src, float* dst) { passes_.Forward(context_, src, dst); }
 
 void Relu::Backward(const float* dst, const float* diff_dst, float* diff_src) {
-  Bind(bwd_dst_, dst);
-  Bind(diff_dst_, diff_dst);
-  Bind(diff_src_, diff_src);
-  backward_.execute(context_.stream, bwd_args_);
+  passes_.Backward(context_, dst, diff_dst, diff_src);
 }
 
 }  // namespace dtrain::onednn

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/onednn/common.h"
+#include "kernels/onednn/unary_passes.h"
 
 namespace dtrain::onednn {
 
@@ -37,10 +38,7 @@ class Relu {
 
   CpuContext context_;
   std::string implementation_;
-  dnnl::eltwise_forward forward_;
-  dnnl::eltwise_backward backward_;
-  dnnl::memory src_, dst_, bwd_dst_, diff_dst_, diff_src_;
-  Args fwd_args_, bwd_args_;
+  UnaryPasses passes_;
 };
 
 }  // namespace dtrain::onednn

@@ -17,34 +17,21 @@ Status Softmax::Init(const SoftmaxProblem& p, bool training) {
       softmax_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference,
                             PlainDesc(dims), 1),
       context_.engine);
-  forward_ = softmax_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
-  src_ = UserMemory(context_, dims);
-  dst_ = UserMemory(context_, dims);
-  fwd_args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
-  if (!training) return Status::Ok();
-  const softmax_backward::primitive_desc backward_pd(
-      softmax_backward::desc(PlainDesc(dims), PlainDesc(dims), 1), context_.engine, forward_pd);
-  backward_ = softmax_backward(backward_pd);
-  bwd_dst_ = UserMemory(context_, dims);
-  diff_dst_ = UserMemory(context_, dims);
-  diff_src_ = UserMemory(context_, dims);
-  bwd_args_ = {{DNNL_ARG_DST, bwd_dst_}, {DNNL_ARG_DIFF_DST, diff_dst_},
-               {DNNL_ARG_DIFF_SRC, diff_src_}};
+  dnnl::primitive backward;
+  if (training) {
+    backward = softmax_backward(softmax_backward::primitive_desc(
+        softmax_backward::desc(PlainDesc(dims), PlainDesc(dims), 1), context_.engine,
+        forward_pd));
+  }
+  passes_.Set(context_, dims, softmax_forward(forward_pd), backward);
   return Status::Ok();
 }
 
-void Softmax::Forward(const float* src, float* dst) {
-  Bind(src_, src);
-  Bind(dst_, dst);
-  forward_.execute(context_.stream, fwd_args_);
-}
+void Softmax::Forward(const float* src, float* dst) { passes_.Forward(context_, src, dst); }
 
 void Softmax::Backward(const float* dst, const float* diff_dst, float* diff_src) {
-  Bind(bwd_dst_, dst);
-  Bind(diff_dst_, diff_dst);
-  Bind(diff_src_, diff_src);
-  backward_.execute(context_.stream, bwd_args_);
+  passes_.Backward(context_, dst, diff_dst, diff_src);
 }
 
 }  // namespace dtrain::onednn

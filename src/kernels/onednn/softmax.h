@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/onednn/common.h"
+#include "kernels/onednn/unary_passes.h"
 
 namespace dtrain::onednn {
 
@@ -33,10 +34,7 @@ class Softmax {
 
   CpuContext context_;
   std::string implementation_;
-  dnnl::softmax_forward forward_;
-  dnnl::softmax_backward backward_;
-  dnnl::memory src_, dst_, bwd_dst_, diff_dst_, diff_src_;
-  Args fwd_args_, bwd_args_;
+  UnaryPasses passes_;
 };
 
 }  // namespace dtrain::onednn

@@ -1,0 +1,26 @@
+// The two passes of an element-wise or row-wise op whose backward needs only its output (ReLU
+// from dst, softmax): forward src -> dst and backward (dst, diff_dst) -> diff_src, on dense plain
+// buffers of one shape, with the memory objects and arguments made once. Both passes may run in
+// place where the primitive allows it. Not thread-safe.
+#pragma once
+
+#include "kernels/onednn/common.h"
+
+namespace dtrain::onednn {
+
+class UnaryPasses {
+ public:
+  // `backward` may be an empty primitive (inference only).
+  void Set(const CpuContext& context, const Dims& dims, dnnl::primitive forward,
+           dnnl::primitive backward);
+
+  void Forward(CpuContext& context, const float* src, float* dst);
+  void Backward(CpuContext& context, const float* dst, const float* diff_dst, float* diff_src);
+
+ private:
+  dnnl::primitive forward_, backward_;
+  dnnl::memory src_, dst_, bwd_dst_, diff_dst_, diff_src_;
+  Args fwd_args_, bwd_args_;
+};
+
+}  // namespace dtrain::onednn
