@@ -64,8 +64,25 @@ Status Layer::RestoreState(const std::string& state) {
   return Status::Ok();
 }
 
+bool Layer::BottomShapesUnchanged(const TensorVec& bottom) {
+  bool same = !bottom.empty() && reshaped_for_.size() == bottom.size();
+  for (size_t i = 0; same && i < bottom.size(); ++i) same = reshaped_for_[i] == bottom[i]->shape();
+  if (same) return true;
+  reshaped_for_.resize(bottom.size());
+  for (size_t i = 0; i < bottom.size(); ++i) reshaped_for_[i] = bottom[i]->shape();
+  return false;
+}
+
 Status Layer::Forward(const TensorVec& bottom, const TensorVec& top, float* loss) {
-  DT_RETURN_IF_ERROR(Reshape(bottom, top));
+  // A layer's tops and kernels depend only on its parameters and bottom shapes; a layer without
+  // bottoms (data) reshapes every time.
+  if (!BottomShapesUnchanged(bottom)) {
+    const Status status = Reshape(bottom, top);
+    if (!status.ok()) {
+      reshaped_for_.clear();  // try again next time
+      return status;
+    }
+  }
   DT_RETURN_IF_ERROR(ForwardImpl(bottom, top));
   // A loss top's diff holds its loss weight (primed by the net before backward), so the
   // weighted loss is sum(weight * data), as in Caffe.

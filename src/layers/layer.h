@@ -3,8 +3,9 @@
 //   Setup(bottom, top)    once, non-virtual: checks bottom/top counts, calls LayerSetUp (read
 //                          parameters, create learnable `blobs`) then Reshape, and primes the
 //                          diff of every top that carries a loss weight.
-//   Forward(bottom, top)  each iteration: Reshape (cheap when shapes are unchanged) then
-//                          ForwardImpl; returns the weighted loss of this layer's tops.
+//   Forward(bottom, top)  each iteration: Reshape when a bottom's shape changed since the last
+//                          one (always for layers without bottoms), then ForwardImpl; returns
+//                          the weighted loss of this layer's tops.
 //   Backward(top, propagate_down, bottom)
 //                          writes bottom diffs (where propagate_down[i]) and accumulates
 //                          parameter diffs (the net zeroes them before each iteration).
@@ -120,8 +121,11 @@ class Layer {
 
  private:
   Status CheckBlobCounts(const TensorVec& bottom, const TensorVec& top) const;
+  // Whether the bottoms have the shapes of the last Reshape (and records them if not).
+  bool BottomShapesUnchanged(const TensorVec& bottom);
 
   std::string engine_name_;
+  std::vector<std::vector<int>> reshaped_for_;  // bottom shapes of the last Reshape in Forward
   std::vector<bool> param_propagate_down_;
   std::vector<float> loss_weights_;
 };

@@ -13,7 +13,8 @@ Status SoftmaxWithLossLayer::LayerSetUp(const TensorVec& bottom, const TensorVec
   softmax_param.set_type("Softmax");
   softmax_param.clear_loss_weight();
   softmax_ = std::make_unique<SoftmaxLayer>(softmax_param, LayerContext{phase_, 0, engine_name(), scratch_});
-  DT_RETURN_IF_ERROR(softmax_->Setup({bottom[0]}, {&prob_}));
+  softmax_top_ = {&prob_};
+  DT_RETURN_IF_ERROR(softmax_->Setup({bottom[0]}, softmax_top_));
 
   const LossParameter& p = param_.loss_param();
   has_ignore_label_ = p.has_ignore_label();
@@ -68,7 +69,8 @@ float SoftmaxWithLossLayer::Normalizer(int64_t valid_count) const {
 }
 
 Status SoftmaxWithLossLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
-  DT_RETURN_IF_ERROR(softmax_->Forward({bottom[0]}, {&prob_}, nullptr));
+  softmax_bottom_.assign(1, bottom[0]);
+  DT_RETURN_IF_ERROR(softmax_->Forward(softmax_bottom_, softmax_top_, nullptr));
   const float* p = prob_.data();
   const float* label = bottom[1]->data();
   double loss = 0;

@@ -43,6 +43,7 @@ class SoftmaxWithLossLayer : public Layer {
 
   std::unique_ptr<SoftmaxLayer> softmax_;
   Tensor prob_;
+  TensorVec softmax_bottom_, softmax_top_;  // the inner softmax's bottom and top (prob_)
   bool has_ignore_label_ = false;
   int ignore_label_ = -1;
   int normalization_ = 1;  // LossParameter::NormalizationMode
