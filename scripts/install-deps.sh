@@ -10,6 +10,7 @@ packages=(
   liblmdb-dev lmdb-utils
   libopenblas-dev
   libdnnl-dev
+  openmpi-bin libopenmpi-dev
   zlib1g-dev nlohmann-json3-dev
   libgtest-dev
   dataset-fashion-mnist

@@ -10,6 +10,9 @@
 #include "cli/metrics_file.h"
 #include "cli/net_loading.h"
 #include "cli/signal_actions.h"
+#include "dist/communicator.h"
+#include "dist/data_parallel.h"
+#include "layers/data_layer.h"
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "solver/solver.h"
@@ -59,6 +62,11 @@ Status RunTrain(const Flags& flags) {
     return InvalidArgument("give --snapshot (resume) or --weights (fine-tune), not both");
   }
   DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
+  // Started by mpirun or srun: one rank of a data-parallel job (src/dist/); rank 0 leads.
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> communicator, CreateCommunicator());
+  const bool leader = communicator->rank() == 0;
+  if (!leader) SetLogToStderr(false);
+  if (communicator->size() > 1) DT_LOG(INFO) << "Data-parallel: " << communicator->description();
   if (flags.Has("gpu")) DT_LOG(INFO) << "--gpu given; dtrain trains on the CPU.";
   SolverParameter param;
   DT_RETURN_IF_ERROR(ReadTextProto(flags.Get("solver"), &param));
@@ -78,13 +86,28 @@ Status RunTrain(const Flags& flags) {
     DT_RETURN_IF_ERROR(ParseEngine(flags.Get("engine")).status().WithContext("--engine"));
     param.set_engine(flags.Get("engine"));
   }
+  if (!leader) {  // rank 0 alone writes snapshots
+    param.set_snapshot(0);
+    param.set_snapshot_after_train(false);
+  }
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(param));
+  // Each rank reads its own records of every epoch: rank r the positions r, r + N, r + 2N, ...,
+  // so that the N batches of an iteration are the batch one process of N times the size reads.
+  for (const auto& layer : solver->net().layers()) {
+    if (auto* data = dynamic_cast<DataLayer*>(layer.get())) {
+      data->SetShard(communicator->rank(), communicator->size());
+    }
+  }
+  DataParallel data_parallel(*communicator, solver->net());
   LogEngineChoices(solver->net(), flags.GetBool("verbose"));
   for (const auto& test_net : solver->test_nets()) LogEngineChoices(*test_net, flags.GetBool("verbose"));
-  solver->SetActionSource(InstallSignalActions());
+  auto signal_actions = InstallSignalActions();
+  solver->SetActionSource([&data_parallel, signal_actions]() {
+    return data_parallel.status().ok() ? signal_actions() : SolverAction::kStop;
+  });
 
   std::unique_ptr<MetricsFile> metrics;
-  if (flags.Has("metrics")) {
+  if (flags.Has("metrics") && leader) {  // one metrics file, from rank 0
     DT_ASSIGN_OR_RETURN(metrics, MetricsFile::Open(flags.Get("metrics")));
     MetricsFile* m = metrics.get();
     solver->AddDisplayObserver([m](const IterationReport& r) { m->WriteTrain(r); });
@@ -102,7 +125,9 @@ Status RunTrain(const Flags& flags) {
     DT_RETURN_IF_ERROR(CopyWeights(flags.Get("weights"), solver->net()));
   }
   DT_LOG(INFO) << "Starting Optimization";
+  DT_RETURN_IF_ERROR(data_parallel.BroadcastParameters());
   DT_RETURN_IF_ERROR(solver->Solve());
+  DT_RETURN_IF_ERROR(data_parallel.status());
   if (tested) {
     std::string scores;
     for (const NamedValue& v : last_test.scores) {

@@ -1,0 +1,10 @@
+// CreateCommunicator for builds without MPI: every process trains alone.
+#include "dist/communicator.h"
+
+namespace dtrain {
+
+StatusOr<std::unique_ptr<Communicator>> CreateCommunicator() {
+  return SingleProcessCommunicator();
+}
+
+}  // namespace dtrain

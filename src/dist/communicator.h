@@ -1,0 +1,40 @@
+// Communicator: the processes of one training job and the collectives data-parallel training
+// needs. The only place dtrain talks MPI (src/dist/backends/mpi_communicator.cc); a build without
+// MPI, or a process not started by mpirun/srun, gets a one-process communicator and trains alone.
+//
+// Collectives block until every rank has joined; all ranks must call them in the same order.
+// A communicator is created once per process (MPI allows one initialisation) and used from one
+// thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+
+namespace dtrain {
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // "MPI (Open MPI 4.1.4)", "single process", ... for the log.
+  virtual std::string description() const = 0;
+
+  // data[0, count) of `root` is copied to every rank.
+  virtual Status Broadcast(float* data, int64_t count, int root) = 0;
+  // data[0, count) becomes the element-wise sum over ranks, on every rank.
+  virtual Status AllreduceSum(float* data, int64_t count) = 0;
+};
+
+// The job this process belongs to: MPI's world when launched by mpirun or srun (and built with
+// MPI), else a single process.
+StatusOr<std::unique_ptr<Communicator>> CreateCommunicator();
+
+// The communicator of a process that trains alone.
+std::unique_ptr<Communicator> SingleProcessCommunicator();
+
+}  // namespace dtrain

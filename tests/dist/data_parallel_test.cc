@@ -1,0 +1,116 @@
+// Data-parallel training over MPI on this machine: mpirun starts N dtrain ranks (the same code
+// path as across hosts, over Open MPI's shared-memory and TCP transports), and N ranks with batch
+// b must train the same model as one process with batch N * b, from the same seed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/proto_io.h"
+#include "data/data_test_util.h"
+#include "proto/net.pb.h"
+#include "testing/run_command.h"
+#include "testing/trainable_data.h"
+
+namespace dtrain {
+namespace {
+
+using testing::RunShell;
+using testing::WriteTextFile;
+
+bool HaveMpirun() { return RunShell("command -v mpirun >/dev/null").exit_code == 0; }
+
+// A small conv net on a generated LMDB; no random transforms, so the ranks' shards of an
+// iteration are exactly the single process's batch.
+void WriteJob(const testing::TempDir& dir, const std::string& name, int batch, int iterations) {
+  WriteTextFile(dir.Path(name + "_net.prototxt"), R"(name: "dp"
+layer { name: "data" type: "Data" top: "data" top: "label"
+  transform_param { scale: 0.00390625 }
+  data_param { source: ")" + dir.Path("lmdb") + R"(" batch_size: )" + std::to_string(batch) + R"( } }
+layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1"
+  convolution_param { num_output: 8 kernel_size: 5 weight_filler { type: "xavier" } } }
+layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
+layer { name: "pool1" type: "Pooling" bottom: "conv1" top: "pool1"
+  pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
+layer { name: "ip1" type: "InnerProduct" bottom: "pool1" top: "ip1"
+  inner_product_param { num_output: 10 weight_filler { type: "xavier" } } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip1" bottom: "label" top: "loss" }
+)");
+  WriteTextFile(dir.Path(name + "_solver.prototxt"),
+                "net: '" + dir.Path(name + "_net.prototxt") +
+                    "'\nbase_lr: 0.05 momentum: 0.9 weight_decay: 0.0005 lr_policy: 'fixed'\n"
+                    "display: 10 max_iter: " + std::to_string(iterations) +
+                    " random_seed: 7 snapshot: 0 snapshot_prefix: '" + dir.Path(name) + "'\n");
+}
+
+std::string Train(const testing::TempDir& dir, const std::string& name, int ranks) {
+  const std::string dtrain = std::string(DTRAIN_BINARY) + " train --threads=1 --solver=" +
+                             dir.Path(name + "_solver.prototxt");
+  const std::string command =
+      ranks == 1 ? dtrain
+                 : "mpirun --allow-run-as-root --oversubscribe --timeout 120 -np " +
+                       std::to_string(ranks) + " --mca mpi_yield_when_idle 1 -x OMP_NUM_THREADS=1 " +
+                       dtrain;
+  auto r = RunShell(command + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.output;
+}
+
+// max |a - b| / max |b| over every parameter of two .caffemodel files.
+double RelativeDifference(const std::string& a_path, const std::string& b_path) {
+  NetParameter a, b;
+  EXPECT_TRUE(ReadBinaryProto(a_path, &a).ok()) << a_path;
+  EXPECT_TRUE(ReadBinaryProto(b_path, &b).ok()) << b_path;
+  EXPECT_EQ(a.layer_size(), b.layer_size());
+  double max_diff = 0, max_ref = 0;
+  for (int l = 0; l < std::min(a.layer_size(), b.layer_size()); ++l) {
+    EXPECT_EQ(a.layer(l).blobs_size(), b.layer(l).blobs_size()) << a.layer(l).name();
+    for (int k = 0; k < std::min(a.layer(l).blobs_size(), b.layer(l).blobs_size()); ++k) {
+      const BlobProto &x = a.layer(l).blobs(k), &y = b.layer(l).blobs(k);
+      EXPECT_EQ(x.data_size(), y.data_size());
+      for (int i = 0; i < std::min(x.data_size(), y.data_size()); ++i) {
+        max_diff = std::max(max_diff, std::abs(static_cast<double>(x.data(i)) - y.data(i)));
+        max_ref = std::max(max_ref, std::abs(static_cast<double>(y.data(i))));
+      }
+    }
+  }
+  return max_ref > 0 ? max_diff / max_ref : max_diff;
+}
+
+TEST(DataParallel, RanksTimesBatchEqualsOneProcessWithTheWholeBatch) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 128, 1, 12, 10);  // 128 images, 1x12x12
+  WriteJob(dir, "one", 32, 20);
+  WriteJob(dir, "two", 16, 20);
+  WriteJob(dir, "four", 8, 20);
+  Train(dir, "one", 1);
+  const std::string two_log = Train(dir, "two", 2);
+  Train(dir, "four", 4);
+  EXPECT_NE(two_log.find("Data-parallel: MPI"), std::string::npos) << two_log;
+  EXPECT_NE(two_log.find("rank 0 of 2"), std::string::npos) << two_log;
+  const double two = RelativeDifference(dir.Path("two_iter_20.caffemodel"),
+                                        dir.Path("one_iter_20.caffemodel"));
+  const double four = RelativeDifference(dir.Path("four_iter_20.caffemodel"),
+                                         dir.Path("one_iter_20.caffemodel"));
+  EXPECT_LE(two, 1e-5);
+  EXPECT_LE(four, 1e-5);
+  std::cout << "relative weight difference after 20 iterations: 2 ranks " << two << ", 4 ranks "
+            << four << "\n";
+}
+
+TEST(DataParallel, TheSameRunTwiceGivesBitIdenticalWeights) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
+  WriteJob(dir, "a", 16, 10);
+  WriteJob(dir, "b", 16, 10);
+  Train(dir, "a", 2);
+  Train(dir, "b", 2);
+  EXPECT_EQ(RelativeDifference(dir.Path("a_iter_10.caffemodel"), dir.Path("b_iter_10.caffemodel")),
+            0.0);
+}
+
+}  // namespace
+}  // namespace dtrain
