@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "cli/command.h"
@@ -12,6 +13,7 @@
 #include "cli/signal_actions.h"
 #include "dist/communicator.h"
 #include "dist/data_parallel.h"
+#include "dist/rank_paths.h"
 #include "layers/data_layer.h"
 #include "core/logging.h"
 #include "core/proto_io.h"
@@ -86,6 +88,9 @@ Status RunTrain(const Flags& flags) {
     DT_RETURN_IF_ERROR(ParseEngine(flags.Get("engine")).status().WithContext("--engine"));
     param.set_engine(flags.Get("engine"));
   }
+  std::set<std::string> per_rank_sources;  // Data layers reading files of their own (%# paths)
+  DT_RETURN_IF_ERROR(ExpandRankPatterns(&param, communicator->rank(), communicator->size(),
+                                        &per_rank_sources));
   if (!leader) {  // rank 0 alone writes snapshots
     param.set_snapshot(0);
     param.set_snapshot_after_train(false);
@@ -93,8 +98,10 @@ Status RunTrain(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(param));
   // Each rank reads its own records of every epoch: rank r the positions r, r + N, r + 2N, ...,
   // so that the N batches of an iteration are the batch one process of N times the size reads.
+  // A layer with a per-rank source reads all of its own file.
   for (const auto& layer : solver->net().layers()) {
-    if (auto* data = dynamic_cast<DataLayer*>(layer.get())) {
+    auto* data = dynamic_cast<DataLayer*>(layer.get());
+    if (data && !per_rank_sources.count(layer->name())) {
       data->SetShard(communicator->rank(), communicator->size());
     }
   }

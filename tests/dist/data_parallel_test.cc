@@ -9,6 +9,7 @@
 
 #include "core/proto_io.h"
 #include "data/data_test_util.h"
+#include "dist/rank_paths.h"
 #include "proto/net.pb.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
@@ -23,11 +24,13 @@ bool HaveMpirun() { return RunShell("command -v mpirun >/dev/null").exit_code ==
 
 // A small conv net on a generated LMDB; no random transforms, so the ranks' shards of an
 // iteration are exactly the single process's batch.
-void WriteJob(const testing::TempDir& dir, const std::string& name, int batch, int iterations) {
+void WriteJob(const testing::TempDir& dir, const std::string& name, int batch, int iterations,
+              const std::string& source = "") {
   WriteTextFile(dir.Path(name + "_net.prototxt"), R"(name: "dp"
 layer { name: "data" type: "Data" top: "data" top: "label"
   transform_param { scale: 0.00390625 }
-  data_param { source: ")" + dir.Path("lmdb") + R"(" batch_size: )" + std::to_string(batch) + R"( } }
+  data_param { source: ")" + (source.empty() ? dir.Path("lmdb") : source) + R"(" batch_size: )" +
+                                              std::to_string(batch) + R"( } }
 layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1"
   convolution_param { num_output: 8 kernel_size: 5 weight_filler { type: "xavier" } } }
 layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
@@ -110,6 +113,29 @@ TEST(DataParallel, TheSameRunTwiceGivesBitIdenticalWeights) {
   Train(dir, "b", 2);
   EXPECT_EQ(RelativeDifference(dir.Path("a_iter_10.caffemodel"), dir.Path("b_iter_10.caffemodel")),
             0.0);
+}
+
+// Intel Caffe's per-worker files: with `source: "lmdb_%#"` rank r reads all of lmdb_r, not a
+// strided share. With two identical copies, 2 ranks x batch 8 then train exactly as one process
+// with batch 8 (a strided share would make it batch 16; an unexpanded path would not open).
+TEST(DataParallel, PerRankSourcesReadTheirOwnFiles) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb_0"), 64, 1, 12, 10);
+  testing::WriteTrainableLmdb(dir.Path("lmdb_1"), 64, 1, 12, 10);
+  WriteJob(dir, "one", 8, 10, dir.Path("lmdb_0"));
+  WriteJob(dir, "two", 8, 10, dir.Path("lmdb_%#"));
+  Train(dir, "one", 1);
+  Train(dir, "two", 2);
+  EXPECT_LE(RelativeDifference(dir.Path("two_iter_10.caffemodel"),
+                               dir.Path("one_iter_10.caffemodel")),
+            1e-5);
+}
+
+TEST(RankPaths, ExpandsRankAndWorldSize) {
+  EXPECT_EQ(ExpandRankPattern("data/shard_%#_of_%*/lmdb", 3, 8), "data/shard_3_of_8/lmdb");
+  EXPECT_EQ(ExpandRankPattern("%#%#", 1, 2), "11");
+  EXPECT_EQ(ExpandRankPattern("plain/path", 1, 2), "plain/path");
 }
 
 }  // namespace
