@@ -68,6 +68,13 @@ Status RunTrain(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> communicator, CreateCommunicator());
   const bool leader = communicator->rank() == 0;
   if (!leader) SetLogToStderr(false);
+  if (flags.Has("log-dir")) {  // every rank's full log, rank 0's included
+    const std::string dir = flags.Get("log-dir");
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    const std::string path = dir + "/rank_" + std::to_string(communicator->rank()) + ".log";
+    if (error || !SetLogFile(path)) return IoError("--log-dir: cannot write " + path);
+  }
   if (communicator->size() > 1) DT_LOG(INFO) << "Data-parallel: " << communicator->description();
   if (flags.Has("gpu")) DT_LOG(INFO) << "--gpu given; dtrain trains on the CPU.";
   SolverParameter param;
@@ -156,6 +163,8 @@ Command TrainCommand() {
            {"weights", "initialise from these .caffemodel files (comma-separated)"},
            {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
            {"iterations", "override the solver's max_iter"},
+           {"log-dir", "write every rank's log to DIR/rank_<rank>.log (only rank 0 logs to the "
+                       "console)"},
            {"metrics", "write one JSON line per display/test event to this file"},
            {"engine", "force one engine on every layer: onednn or reference (default: each "
                       "layer's own choice)"},

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include "core/proto_io.h"
 #include "data/data_test_util.h"
@@ -19,6 +21,11 @@ namespace {
 
 using testing::RunShell;
 using testing::WriteTextFile;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 bool HaveMpirun() { return RunShell("command -v mpirun >/dev/null").exit_code == 0; }
 
@@ -130,6 +137,30 @@ TEST(DataParallel, PerRankSourcesReadTheirOwnFiles) {
   EXPECT_LE(RelativeDifference(dir.Path("two_iter_10.caffemodel"),
                                dir.Path("one_iter_10.caffemodel")),
             1e-5);
+}
+
+TEST(DataParallel, LogDirGetsEveryRanksLogAndOnlyRankZeroTalks) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 32, 1, 12, 10);
+  WriteJob(dir, "job", 8, 4);
+  auto r = RunShell("mpirun --allow-run-as-root --oversubscribe --timeout 120 -np 2 --mca "
+                    "mpi_yield_when_idle 1 " + std::string(DTRAIN_BINARY) +
+                    " train --threads=1 --log-dir=" + dir.Path("logs") +
+                    " --solver=" + dir.Path("job_solver.prototxt") + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The console shows one rank's progress: the first display line once, not twice.
+  size_t lines = 0;
+  for (size_t at = r.output.find("Iteration 0 ("); at != std::string::npos;
+       at = r.output.find("Iteration 0 (", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1u) << r.output;
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string log = ReadFile(dir.Path("logs/rank_" + std::to_string(rank) + ".log"));
+    EXPECT_NE(log.find("rank " + std::to_string(rank) + " of 2"), std::string::npos) << log;
+    EXPECT_NE(log.find("Optimization Done."), std::string::npos) << log;
+  }
 }
 
 TEST(RankPaths, ExpandsRankAndWorldSize) {
