@@ -1,5 +1,6 @@
 // dtrain train: Caffe's `caffe train`.
 #include <cblas.h>
+#include <algorithm>
 #include <omp.h>
 
 #include <cstdlib>
@@ -112,7 +113,19 @@ Status RunTrain(const Flags& flags) {
       data->SetShard(communicator->rank(), communicator->size());
     }
   }
-  DataParallel data_parallel(*communicator, solver->net());
+  BucketOptions buckets;
+  if (flags.Has("bucket-kb")) {
+    DT_ASSIGN_OR_RETURN(int kib, flags.GetInt("bucket-kb"));
+    if (kib <= 0) return InvalidArgument("--bucket-kb must be positive");
+    buckets.bucket_bytes = static_cast<size_t>(kib) << 10;
+    buckets.first_bucket_bytes = std::min(buckets.first_bucket_bytes, buckets.bucket_bytes);
+  }
+  DataParallel data_parallel(*communicator, solver->net(), buckets);
+  if (communicator->size() > 1) {
+    DT_LOG(INFO) << "Gradients summed over " << communicator->size() << " ranks in "
+                 << data_parallel.num_buckets() << " bucket(s) of up to "
+                 << (buckets.bucket_bytes >> 10) << " KiB";
+  }
   LogEngineChoices(solver->net(), flags.GetBool("verbose"));
   for (const auto& test_net : solver->test_nets()) LogEngineChoices(*test_net, flags.GetBool("verbose"));
   auto signal_actions = InstallSignalActions();
@@ -165,6 +178,8 @@ Command TrainCommand() {
            {"iterations", "override the solver's max_iter"},
            {"log-dir", "write every rank's log to DIR/rank_<rank>.log (only rank 0 logs to the "
                        "console)"},
+           {"bucket-kb", "data-parallel: gradient bucket size in KiB (default 25600; the first "
+                         "bucket is at most 1024)"},
            {"metrics", "write one JSON line per display/test event to this file"},
            {"engine", "force one engine on every layer: onednn or reference (default: each "
                       "layer's own choice)"},

@@ -3,8 +3,8 @@
 // MPI, or a process not started by mpirun/srun, gets a one-process communicator and trains alone.
 //
 // Collectives block until every rank has joined; all ranks must call them in the same order.
-// A communicator is created once per process (MPI allows one initialisation) and used from one
-// thread at a time.
+// A communicator is created once per process (MPI allows one initialisation); its collectives
+// may run on different threads, but never two at once.
 #pragma once
 
 #include <cstdint>

@@ -1,17 +1,28 @@
 // DataParallel: synchronous data-parallel training of one net over a communicator's ranks.
 //
-// Every rank holds the whole net and trains on its own part of each global batch. After the
-// first layer's backward (the last hook of an iteration) the parameter gradients of all ranks
-// are summed in one fused allreduce, in a fixed order, and divided by the number of ranks, so
-// that N ranks with batch b update exactly as one process with batch N * b (losses are means
-// over the batch). BroadcastParameters makes rank 0's weights (and BatchNorm statistics) every
-// rank's at the start. The solver never sees any of it: it attaches through Net's backward hook.
+// Every rank holds the whole net and trains on its own part of each global batch. Parameter
+// gradients are summed over ranks in buckets: the learnable tensors, in the order backward
+// finishes them (last layer first), are packed into buckets of about `bucket_bytes` (the first
+// one small, so that communication starts early). As soon as the backward hook has passed every
+// layer that writes a bucket's gradients, the bucket is copied out and handed to a communication
+// thread, whose allreduce overlaps the rest of backward. After the first layer's backward the
+// main thread waits for the remaining buckets and writes the sums, divided by the number of
+// ranks, back: N ranks with batch b update exactly as one process with batch N * b (losses are
+// means over the batch). Bucket composition and order are fixed, so runs are reproducible.
+// BroadcastParameters makes rank 0's weights (and BatchNorm statistics) every rank's at the start.
+// The solver never sees any of it: it attaches through Net's backward hook.
 //
 // A failed collective is kept in status() (hooks cannot return one) and gradients stop being
 // exchanged; the caller stops training on it. Holds references to the communicator and the net,
-// which must outlive it. Not thread-safe.
+// which must outlive it. The communication thread only runs collectives between a bucket's
+// hand-over and the end of that backward pass, so the communicator is used by one thread at a
+// time. Otherwise not thread-safe.
 #pragma once
 
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "dist/communicator.h"
@@ -19,22 +30,46 @@
 
 namespace dtrain {
 
+struct BucketOptions {
+  size_t bucket_bytes = 25u << 20;      // ~25 MiB, as PyTorch's DDP
+  size_t first_bucket_bytes = 1u << 20;  // the first bucket: small, to start communicating early
+};
+
 class DataParallel {
  public:
-  DataParallel(Communicator& communicator, Net& net);
+  DataParallel(Communicator& communicator, Net& net, const BucketOptions& options = {});
+  ~DataParallel();
   DataParallel(const DataParallel&) = delete;
   DataParallel& operator=(const DataParallel&) = delete;
 
   Status BroadcastParameters();
   const Status& status() const { return status_; }
+  size_t num_buckets() const { return buckets_.size(); }
 
  private:
-  void AverageGradients();
+  struct Bucket {
+    std::vector<int> params;  // indices into net.learnable_params(), in backward order
+    int ready_after_layer = 0;  // the bucket is complete once this layer's backward has run
+    std::vector<float> values;  // packed gradients
+  };
+
+  void PlanBuckets(const BucketOptions& options);
+  void OnLayerBackwardDone(int layer_index);
+  void CommunicationLoop();
 
   Communicator& communicator_;
   Net& net_;
-  std::vector<float> buffer_;  // every gradient, packed in learnable_params() order
+  std::vector<Bucket> buckets_;
+  size_t next_bucket_ = 0;  // main thread: the next bucket to hand over in this backward
   Status status_;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  size_t handed_over_ = 0;  // buckets given to the communication thread in this backward
+  size_t reduced_ = 0;      // buckets it has summed
+  Status thread_status_;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 }  // namespace dtrain

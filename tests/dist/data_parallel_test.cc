@@ -54,9 +54,10 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip1" bottom: "label" top: 
                     " random_seed: 7 snapshot: 0 snapshot_prefix: '" + dir.Path(name) + "'\n");
 }
 
-std::string Train(const testing::TempDir& dir, const std::string& name, int ranks) {
-  const std::string dtrain = std::string(DTRAIN_BINARY) + " train --threads=1 --solver=" +
-                             dir.Path(name + "_solver.prototxt");
+std::string Train(const testing::TempDir& dir, const std::string& name, int ranks,
+                  const std::string& flags = "") {
+  const std::string dtrain = std::string(DTRAIN_BINARY) + " train --threads=1 " + flags +
+                             " --solver=" + dir.Path(name + "_solver.prototxt");
   const std::string command =
       ranks == 1 ? dtrain
                  : "mpirun --allow-run-as-root --oversubscribe --timeout 120 -np " +
@@ -108,6 +109,24 @@ TEST(DataParallel, RanksTimesBatchEqualsOneProcessWithTheWholeBatch) {
   EXPECT_LE(four, 1e-5);
   std::cout << "relative weight difference after 20 iterations: 2 ranks " << two << ", 4 ranks "
             << four << "\n";
+}
+
+// Small buckets: ip1's weights (5 KiB) travel while conv1's backward runs; ip1's bias and conv1's
+// weights and bias (< 1 KiB together) follow in a second bucket.
+TEST(DataParallel, ManySmallBucketsGiveTheSameModel) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
+  WriteJob(dir, "one", 32, 10);
+  WriteJob(dir, "two", 16, 10);
+  Train(dir, "one", 1);
+  const std::string log = Train(dir, "two", 2, "--bucket-kb=1");
+  EXPECT_NE(log.find("Gradients summed over 2 ranks in 2 bucket(s) of up to 1 KiB"),
+            std::string::npos)
+      << log;
+  EXPECT_LE(RelativeDifference(dir.Path("two_iter_10.caffemodel"),
+                               dir.Path("one_iter_10.caffemodel")),
+            1e-5);
 }
 
 TEST(DataParallel, TheSameRunTwiceGivesBitIdenticalWeights) {

@@ -75,8 +75,14 @@ class MpiCommunicator : public Communicator {
 StatusOr<std::unique_ptr<Communicator>> CreateCommunicator() {
   if (!LaunchedByMpi()) return SingleProcessCommunicator();
   int provided = 0;
-  const int code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  // Collectives run on the training thread (broadcast) and on the gradient thread (allreduce),
+  // never at once.
+  const int code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   if (code != MPI_SUCCESS) return MpiError("MPI_Init_thread", code);
+  if (provided < MPI_THREAD_SERIALIZED) {
+    return Unsupported("this MPI library does not allow collectives from more than one thread "
+                       "(MPI_THREAD_SERIALIZED)");
+  }
   return std::unique_ptr<Communicator>(new MpiCommunicator());
 }
 
