@@ -1,12 +1,15 @@
 // dtrain train: Caffe's `caffe train`.
 #include <cblas.h>
-#include <algorithm>
 #include <omp.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <thread>
+
+#include <unistd.h>
 
 #include "cli/command.h"
 #include "cli/metrics_file.h"
@@ -14,6 +17,7 @@
 #include "cli/signal_actions.h"
 #include "dist/communicator.h"
 #include "dist/data_parallel.h"
+#include "dist/progress_watchdog.h"
 #include "dist/rank_paths.h"
 #include "layers/data_layer.h"
 #include "core/logging.h"
@@ -76,7 +80,28 @@ Status RunTrain(const Flags& flags) {
     const std::string path = dir + "/rank_" + std::to_string(communicator->rank()) + ".log";
     if (error || !SetLogFile(path)) return IoError("--log-dir: cannot write " + path);
   }
-  if (communicator->size() > 1) DT_LOG(INFO) << "Data-parallel: " << communicator->description();
+  char host[256] = "?";
+  gethostname(host, sizeof(host) - 1);
+  const std::string who = "rank " + std::to_string(communicator->rank()) + " of " +
+                          std::to_string(communicator->size()) + " (host " + host + ", pid " +
+                          std::to_string(getpid()) + ")";
+  if (communicator->size() > 1) {
+    DT_LOG(INFO) << "Data-parallel: " << communicator->description() << "; this is " << who;
+  }
+  // A collective that makes no progress means a stopped, dead or unreachable rank, which MPI
+  // may wait for forever: report it and end this process, which ends the job.
+  DT_ASSIGN_OR_RETURN(int timeout_s, flags.GetInt("collective-timeout"));
+  if (timeout_s <= 0) return InvalidArgument("--collective-timeout must be positive");
+  std::unique_ptr<ProgressWatchdog> watchdog;
+  if (communicator->size() > 1) {
+    watchdog = std::make_unique<ProgressWatchdog>(
+        std::chrono::seconds(timeout_s), [who](const std::string& operation, double seconds) {
+          DT_LOG(ERROR) << who << ": " << operation << " has made no progress for " << seconds
+                        << " s (--collective-timeout); another rank is stopped, dead or "
+                           "unreachable. Ending the job.";
+          std::_Exit(3);
+        });
+  }
   if (flags.Has("gpu")) DT_LOG(INFO) << "--gpu given; dtrain trains on the CPU.";
   SolverParameter param;
   DT_RETURN_IF_ERROR(ReadTextProto(flags.Get("solver"), &param));
@@ -120,7 +145,7 @@ Status RunTrain(const Flags& flags) {
     buckets.bucket_bytes = static_cast<size_t>(kib) << 10;
     buckets.first_bucket_bytes = std::min(buckets.first_bucket_bytes, buckets.bucket_bytes);
   }
-  DataParallel data_parallel(*communicator, solver->net(), buckets);
+  DataParallel data_parallel(*communicator, solver->net(), buckets, watchdog.get());
   if (communicator->size() > 1) {
     DT_LOG(INFO) << "Gradients summed over " << communicator->size() << " ranks in "
                  << data_parallel.num_buckets() << " bucket(s) of up to "
@@ -180,6 +205,8 @@ Command TrainCommand() {
                        "console)"},
            {"bucket-kb", "data-parallel: gradient bucket size in KiB (default 25600; the first "
                          "bucket is at most 1024)"},
+           {"collective-timeout", "data-parallel: seconds a collective may make no progress "
+                                  "before the job is ended", false, "60"},
            {"metrics", "write one JSON line per display/test event to this file"},
            {"engine", "force one engine on every layer: onednn or reference (default: each "
                       "layer's own choice)"},

@@ -4,8 +4,9 @@
 
 namespace dtrain {
 
-DataParallel::DataParallel(Communicator& communicator, Net& net, const BucketOptions& options)
-    : communicator_(communicator), net_(net) {
+DataParallel::DataParallel(Communicator& communicator, Net& net, const BucketOptions& options,
+                           ProgressWatchdog* watchdog)
+    : communicator_(communicator), net_(net), watchdog_(watchdog) {
   if (communicator_.size() == 1) return;
   PlanBuckets(options);
   net_.AddBackwardHook([this](int layer_index) { OnLayerBackwardDone(layer_index); });
@@ -103,9 +104,11 @@ void DataParallel::CommunicationLoop() {
     if (stop_) return;
     Bucket& bucket = buckets_[reduced_];
     lock.unlock();
+    if (watchdog_) watchdog_->Begin("the allreduce of a gradient bucket");
     const Status status =
         communicator_.AllreduceSum(bucket.values.data(), static_cast<int64_t>(bucket.values.size()))
             .WithContext("summing the gradients over ranks");
+    if (watchdog_) watchdog_->End();
     lock.lock();
     if (!status.ok()) thread_status_ = status;
     ++reduced_;
@@ -114,11 +117,15 @@ void DataParallel::CommunicationLoop() {
 }
 
 Status DataParallel::BroadcastParameters() {
+  if (watchdog_) watchdog_->Begin("the broadcast of the parameters from rank 0");
+  Status status;
   for (Tensor* p : net_.learnable_params()) {
-    DT_RETURN_IF_ERROR(communicator_.Broadcast(p->mutable_data(), p->count(), 0)
-                           .WithContext("broadcasting the parameters from rank 0"));
+    status = communicator_.Broadcast(p->mutable_data(), p->count(), 0)
+                 .WithContext("broadcasting the parameters from rank 0");
+    if (!status.ok()) break;
   }
-  return Status::Ok();
+  if (watchdog_) watchdog_->End();
+  return status;
 }
 
 }  // namespace dtrain

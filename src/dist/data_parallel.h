@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "dist/communicator.h"
+#include "dist/progress_watchdog.h"
 #include "net/net.h"
 
 namespace dtrain {
@@ -37,7 +38,9 @@ struct BucketOptions {
 
 class DataParallel {
  public:
-  DataParallel(Communicator& communicator, Net& net, const BucketOptions& options = {});
+  // `watchdog` (optional, outlives this) watches every collective.
+  DataParallel(Communicator& communicator, Net& net, const BucketOptions& options = {},
+               ProgressWatchdog* watchdog = nullptr);
   ~DataParallel();
   DataParallel(const DataParallel&) = delete;
   DataParallel& operator=(const DataParallel&) = delete;
@@ -59,6 +62,7 @@ class DataParallel {
 
   Communicator& communicator_;
   Net& net_;
+  ProgressWatchdog* watchdog_;
   std::vector<Bucket> buckets_;
   size_t next_bucket_ = 0;  // main thread: the next bucket to hand over in this backward
   Status status_;

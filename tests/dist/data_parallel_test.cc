@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <regex>
 
 #include "core/proto_io.h"
 #include "data/data_test_util.h"
@@ -180,6 +181,43 @@ TEST(DataParallel, LogDirGetsEveryRanksLogAndOnlyRankZeroTalks) {
     EXPECT_NE(log.find("rank " + std::to_string(rank) + " of 2"), std::string::npos) << log;
     EXPECT_NE(log.find("Optimization Done."), std::string::npos) << log;
   }
+}
+
+// Open MPI waits forever for a stopped rank; dtrain's watchdog must end the job, naming the
+// operation, within the collective timeout plus a margin.
+TEST(DataParallel, AStoppedRankEndsTheJobWithinTheTimeout) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
+  WriteJob(dir, "job", 16, 1000000);
+  const std::string script = R"(
+    cd ')" + dir.Path("") + R"('
+    mpirun --allow-run-as-root --oversubscribe --timeout 100 -np 2 --mca mpi_yield_when_idle 1       )" + std::string(DTRAIN_BINARY) + R"( train --threads=1 --collective-timeout=3       --log-dir=logs --solver=job_solver.prototxt > out.txt 2>&1 &
+    job=$!
+    pid=
+    for i in $(seq 300); do
+      pid=$(sed -n 's/.*this is rank 1 of 2 (host .*, pid \([0-9]*\)).*/\1/p' logs/rank_1.log 2>/dev/null)
+      [ -n "$pid" ] && grep -q 'Iteration 10' out.txt && break
+      sleep 0.1
+    done
+    [ -n "$pid" ] || { echo "rank 1 never started"; kill $job; exit 2; }
+    kill -STOP $pid
+    start=$(date +%s)
+    wait $job
+    rc=$?
+    echo "mpirun exit $rc after $(( $(date +%s) - start )) s"
+    kill -CONT $pid 2>/dev/null; kill -9 $pid 2>/dev/null
+    cat out.txt
+  )";
+  auto r = RunShell(script);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.output, m, std::regex(R"(mpirun exit (\d+) after (\d+) s)")))
+      << r.output;
+  EXPECT_NE(std::stoi(m[1]), 0) << r.output;
+  EXPECT_LE(std::stoi(m[2]), 3 + 30) << r.output;
+  EXPECT_NE(r.output.find("rank 0 of 2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("has made no progress for"), std::string::npos) << r.output;
 }
 
 TEST(RankPaths, ExpandsRankAndWorldSize) {
