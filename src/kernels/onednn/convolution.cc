@@ -67,14 +67,4 @@ Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool t
   return Status::Ok();
 }
 
-void Convolution::Forward(const float* src, const float* weights, const float* bias,
-                          float* dst) {
-  passes_.Forward(context_, src, weights, bias, dst);
-}
-
-void Convolution::Backward(const float* src, const float* diff_dst, const float* weights,
-                           float* diff_src, float* diff_weights, float* diff_bias) {
-  passes_.Backward(context_, src, diff_dst, weights, diff_src, diff_weights, diff_bias);
-}
-
 }  // namespace dtrain::onednn

@@ -17,23 +17,12 @@
 
 namespace dtrain::onednn {
 
-class Convolution {
+class Convolution : public WeightedKernel {
  public:
   // Declines (with the reason) a problem oneDNN cannot compute. `training` also prepares the
-  // backward primitives.
-  // `scratch`: the net's (null: the kernel's own).
+  // backward primitives; `scratch`: the net's (null: the kernel's own).
   static StatusOr<std::unique_ptr<Convolution>> Create(const reference::ConvolutionShape& shape,
                                                        bool bias, bool training, Scratch* scratch);
-
-  // oneDNN's names for the implementations it picked, e.g. "jit:avx2".
-  std::string implementation() const { return implementation_; }
-
-  // dst = conv(src, weights) + bias (bias ignored when the problem has none).
-  void Forward(const float* src, const float* weights, const float* bias, float* dst);
-  // diff_src = conv^T(diff_dst, weights); diff_weights += ..., diff_bias += ... Any of the three
-  // outputs may be null to skip it.
-  void Backward(const float* src, const float* diff_dst, const float* weights, float* diff_src,
-                float* diff_weights, float* diff_bias);
 
  private:
   template <typename K, typename... P>
@@ -41,11 +30,6 @@ class Convolution {
   Convolution() = default;
   Status Init(const reference::ConvolutionShape& shape, bool bias, bool training,
               Scratch* scratch);
-
-  CpuContext context_;
-  ScratchRef scratch_{nullptr};
-  std::string implementation_;
-  WeightedPasses passes_;
 };
 
 }  // namespace dtrain::onednn

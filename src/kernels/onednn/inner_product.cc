@@ -47,14 +47,4 @@ Status InnerProduct::Init(const reference::InnerProductShape& s, bool bias, bool
   return Status::Ok();
 }
 
-void InnerProduct::Forward(const float* src, const float* weights, const float* bias,
-                           float* dst) {
-  passes_.Forward(context_, src, weights, bias, dst);
-}
-
-void InnerProduct::Backward(const float* src, const float* diff_dst, const float* weights,
-                            float* diff_src, float* diff_weights, float* diff_bias) {
-  passes_.Backward(context_, src, diff_dst, weights, diff_src, diff_weights, diff_bias);
-}
-
 }  // namespace dtrain::onednn

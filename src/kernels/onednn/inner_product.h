@@ -13,17 +13,11 @@
 
 namespace dtrain::onednn {
 
-class InnerProduct {
+class InnerProduct : public WeightedKernel {
  public:
   static StatusOr<std::unique_ptr<InnerProduct>> Create(const reference::InnerProductShape& shape,
                                                         bool bias, bool training,
                                                         Scratch* scratch);
-  std::string implementation() const { return implementation_; }
-
-  void Forward(const float* src, const float* weights, const float* bias, float* dst);
-  // Any of diff_src, diff_weights, diff_bias may be null to skip it.
-  void Backward(const float* src, const float* diff_dst, const float* weights, float* diff_src,
-                float* diff_weights, float* diff_bias);
 
  private:
   template <typename K, typename... P>
@@ -31,11 +25,6 @@ class InnerProduct {
   InnerProduct() = default;
   Status Init(const reference::InnerProductShape& shape, bool bias, bool training,
               Scratch* scratch);
-
-  CpuContext context_;
-  ScratchRef scratch_{nullptr};
-  std::string implementation_;
-  WeightedPasses passes_;
 };
 
 }  // namespace dtrain::onednn

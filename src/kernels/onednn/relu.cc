@@ -33,10 +33,4 @@ Status Relu::Init(const ReluProblem& p, bool training) {
   return Status::Ok();
 }
 
-void Relu::Forward(const float* src, float* dst) { passes_.Forward(context_, src, dst); }
-
-void Relu::Backward(const float* dst, const float* diff_dst, float* diff_src) {
-  passes_.Backward(context_, dst, diff_dst, diff_src);
-}
-
 }  // namespace dtrain::onednn

@@ -21,24 +21,16 @@ struct ReluProblem {
   }
 };
 
-class Relu {
+class Relu : public UnaryKernel {
  public:
   // Declines a negative slope (dst no longer tells where src was positive).
   static StatusOr<std::unique_ptr<Relu>> Create(const ReluProblem& problem, bool training);
-  std::string implementation() const { return implementation_; }
-
-  void Forward(const float* src, float* dst);
-  void Backward(const float* dst, const float* diff_dst, float* diff_src);
 
  private:
   template <typename K, typename... P>
   friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
   Relu() = default;
   Status Init(const ReluProblem& problem, bool training);
-
-  CpuContext context_;
-  std::string implementation_;
-  UnaryPasses passes_;
 };
 
 }  // namespace dtrain::onednn

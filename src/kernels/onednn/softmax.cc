@@ -28,10 +28,4 @@ Status Softmax::Init(const SoftmaxProblem& p, bool training) {
   return Status::Ok();
 }
 
-void Softmax::Forward(const float* src, float* dst) { passes_.Forward(context_, src, dst); }
-
-void Softmax::Backward(const float* dst, const float* diff_dst, float* diff_src) {
-  passes_.Backward(context_, dst, diff_dst, diff_src);
-}
-
 }  // namespace dtrain::onednn

@@ -18,23 +18,15 @@ struct SoftmaxProblem {
   }
 };
 
-class Softmax {
+class Softmax : public UnaryKernel {
  public:
   static StatusOr<std::unique_ptr<Softmax>> Create(const SoftmaxProblem& problem, bool training);
-  std::string implementation() const { return implementation_; }
-
-  void Forward(const float* src, float* dst);
-  void Backward(const float* dst, const float* diff_dst, float* diff_src);
 
  private:
   template <typename K, typename... P>
   friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
   Softmax() = default;
   Status Init(const SoftmaxProblem& problem, bool training);
-
-  CpuContext context_;
-  std::string implementation_;
-  UnaryPasses passes_;
 };
 
 }  // namespace dtrain::onednn

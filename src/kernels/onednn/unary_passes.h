@@ -4,6 +4,8 @@
 // place where the primitive allows it. Not thread-safe.
 #pragma once
 
+#include <string>
+
 #include "kernels/onednn/common.h"
 
 namespace dtrain::onednn {
@@ -21,6 +23,23 @@ class UnaryPasses {
   dnnl::primitive forward_, backward_;
   dnnl::memory src_, dst_, bwd_dst_, diff_dst_, diff_src_;
   Args fwd_args_, bwd_args_;
+};
+
+// What ReLU and Softmax share: their Init builds the primitives and sets `passes_` up.
+class UnaryKernel {
+ public:
+  // oneDNN's name for the implementation it picked, e.g. "jit:avx2".
+  std::string implementation() const { return implementation_; }
+
+  void Forward(const float* src, float* dst) { passes_.Forward(context_, src, dst); }
+  void Backward(const float* dst, const float* diff_dst, float* diff_src) {
+    passes_.Backward(context_, dst, diff_dst, diff_src);
+  }
+
+ protected:
+  CpuContext context_;
+  std::string implementation_;
+  UnaryPasses passes_;
 };
 
 }  // namespace dtrain::onednn

@@ -8,6 +8,8 @@
 // backward primitives want diff_dst in one layout it is relaid once. Not thread-safe.
 #pragma once
 
+#include <string>
+
 #include "kernels/onednn/common.h"
 
 namespace dtrain::onednn {
@@ -70,6 +72,31 @@ class WeightedPasses {
   Accumulator diff_weights_, diff_bias_;
   Args bwd_weights_args_;
   bool shared_diff_dst_ = false;  // both backward passes want one diff_dst layout
+};
+
+// What the kernels with weights (Convolution, InnerProduct) share: their Init builds the
+// primitives and sets `passes_` up; Forward and Backward run them.
+class WeightedKernel {
+ public:
+  // oneDNN's names for the implementations it picked, e.g. "jit:avx2".
+  std::string implementation() const { return implementation_; }
+
+  // dst = op(src, weights) + bias (bias ignored when the problem has none).
+  void Forward(const float* src, const float* weights, const float* bias, float* dst) {
+    passes_.Forward(context_, src, weights, bias, dst);
+  }
+  // diff_src = op^T(diff_dst, weights); diff_weights += ..., diff_bias += ... Any of the three
+  // outputs may be null to skip it.
+  void Backward(const float* src, const float* diff_dst, const float* weights, float* diff_src,
+                float* diff_weights, float* diff_bias) {
+    passes_.Backward(context_, src, diff_dst, weights, diff_src, diff_weights, diff_bias);
+  }
+
+ protected:
+  CpuContext context_;
+  ScratchRef scratch_{nullptr};
+  std::string implementation_;
+  WeightedPasses passes_;
 };
 
 }  // namespace dtrain::onednn
