@@ -28,6 +28,13 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// The mpirun prefix every test uses: as root, more ranks than cores (ranks yield when idle), one
+// thread each, and a backstop timeout so that no test can hang.
+std::string Mpirun(int ranks) {
+  return "mpirun --allow-run-as-root --oversubscribe --timeout 100 -np " + std::to_string(ranks) +
+         " --mca mpi_yield_when_idle 1 -x OMP_NUM_THREADS=1 ";
+}
+
 bool HaveMpirun() { return RunShell("command -v mpirun >/dev/null").exit_code == 0; }
 
 // A small conv net on a generated LMDB; no random transforms, so the ranks' shards of an
@@ -59,11 +66,7 @@ std::string Train(const testing::TempDir& dir, const std::string& name, int rank
                   const std::string& flags = "") {
   const std::string dtrain = std::string(DTRAIN_BINARY) + " train --threads=1 " + flags +
                              " --solver=" + dir.Path(name + "_solver.prototxt");
-  const std::string command =
-      ranks == 1 ? dtrain
-                 : "mpirun --allow-run-as-root --oversubscribe --timeout 120 -np " +
-                       std::to_string(ranks) + " --mca mpi_yield_when_idle 1 -x OMP_NUM_THREADS=1 " +
-                       dtrain;
+  const std::string command = ranks == 1 ? dtrain : Mpirun(ranks) + dtrain;
   auto r = RunShell(command + " 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return r.output;
@@ -164,8 +167,7 @@ TEST(DataParallel, LogDirGetsEveryRanksLogAndOnlyRankZeroTalks) {
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 32, 1, 12, 10);
   WriteJob(dir, "job", 8, 4);
-  auto r = RunShell("mpirun --allow-run-as-root --oversubscribe --timeout 120 -np 2 --mca "
-                    "mpi_yield_when_idle 1 " + std::string(DTRAIN_BINARY) +
+  auto r = RunShell(Mpirun(2) + std::string(DTRAIN_BINARY) +
                     " train --threads=1 --log-dir=" + dir.Path("logs") +
                     " --solver=" + dir.Path("job_solver.prototxt") + " 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -192,7 +194,8 @@ TEST(DataParallel, AStoppedRankEndsTheJobWithinTheTimeout) {
   WriteJob(dir, "job", 16, 1000000);
   const std::string script = R"(
     cd ')" + dir.Path("") + R"('
-    mpirun --allow-run-as-root --oversubscribe --timeout 100 -np 2 --mca mpi_yield_when_idle 1       )" + std::string(DTRAIN_BINARY) + R"( train --threads=1 --collective-timeout=3       --log-dir=logs --solver=job_solver.prototxt > out.txt 2>&1 &
+    )" + Mpirun(2) + std::string(DTRAIN_BINARY) +
+                             R"( train --threads=1 --collective-timeout=3 --log-dir=logs --solver=job_solver.prototxt > out.txt 2>&1 &
     job=$!
     pid=
     for i in $(seq 300); do
