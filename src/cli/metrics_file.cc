@@ -25,6 +25,10 @@ void MetricsFile::WriteTrain(const IterationReport& r) {
                       {"loss", r.loss},            {"lr", r.learning_rate},
                       {"images_per_s", r.images_per_second}, {"seconds_left", r.seconds_left}};
   for (const NamedValue& v : r.outputs) j["outputs"][v.name] = v.value;
+  if (r.ranks > 1) {
+    j["ranks"] = r.ranks;
+    j["communication_wait_share"] = r.communication_wait_share;
+  }
   WriteLine(j.dump());
 }
 

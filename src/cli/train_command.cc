@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -17,6 +18,7 @@
 #include "cli/signal_actions.h"
 #include "dist/communicator.h"
 #include "dist/data_parallel.h"
+#include "dist/global_batch.h"
 #include "dist/progress_watchdog.h"
 #include "dist/rank_paths.h"
 #include "layers/data_layer.h"
@@ -63,42 +65,81 @@ Status CopyWeights(const std::string& list, Net& net) {
   return Status::Ok();
 }
 
-Status RunTrain(const Flags& flags) {
-  if (flags.Get("solver").empty()) return InvalidArgument("--solver is required");
-  if (flags.Has("snapshot") && flags.Has("weights")) {
-    return InvalidArgument("give --snapshot (resume) or --weights (fine-tune), not both");
+// Resuming: rank 0 reads the .solverstate and the weights it names and sends both to every
+// rank, so that only rank 0 needs the snapshot files.
+Status RestoreOnEveryRank(const std::string& path, Communicator& communicator, Solver& solver) {
+  if (communicator.size() == 1) return solver.Restore(path);
+  std::string state_bytes, weights_bytes;
+  if (communicator.rank() == 0) {
+    DT_LOG(INFO) << "Restoring previous solver status from " << path
+                 << " (sent to every rank)";
+    SolverState state;
+    DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
+    NetParameter weights;
+    if (state.has_learned_net()) {
+      DT_RETURN_IF_ERROR(ReadBinaryProto(state.learned_net(), &weights));
+    }
+    state.SerializeToString(&state_bytes);
+    weights.SerializeToString(&weights_bytes);
   }
-  DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
-  // Started by mpirun or srun: one rank of a data-parallel job (src/dist/); rank 0 leads.
-  DT_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> communicator, CreateCommunicator());
-  const bool leader = communicator->rank() == 0;
-  if (!leader) SetLogToStderr(false);
-  if (flags.Has("log-dir")) {  // every rank's full log, rank 0's included
-    const std::string dir = flags.Get("log-dir");
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
-    const std::string path = dir + "/rank_" + std::to_string(communicator->rank()) + ".log";
-    if (error || !SetLogFile(path)) return IoError("--log-dir: cannot write " + path);
+  DT_RETURN_IF_ERROR(communicator.BroadcastBytes(&state_bytes, 0));
+  DT_RETURN_IF_ERROR(communicator.BroadcastBytes(&weights_bytes, 0));
+  SolverState state;
+  NetParameter weights;
+  if (!state.ParseFromString(state_bytes) || !weights.ParseFromString(weights_bytes)) {
+    return DataLoss(path + ": the solver state received from rank 0 does not parse");
   }
-  char host[256] = "?";
-  gethostname(host, sizeof(host) - 1);
-  const std::string who = "rank " + std::to_string(communicator->rank()) + " of " +
-                          std::to_string(communicator->size()) + " (host " + host + ", pid " +
-                          std::to_string(getpid()) + ")";
-  if (communicator->size() > 1) {
-    DT_LOG(INFO) << "Data-parallel: " << communicator->description() << "; this is " << who;
+  return solver.Restore(state, state.has_learned_net() ? &weights : nullptr, path);
+}
+
+// The data layers of every net read rank r's share of each epoch: the positions r, r + N,
+// r + 2N, ..., so that the N batches of an iteration are the batch one process of N times the
+// size reads. A layer with a per-rank source (%#) reads all of its own file.
+void ShardDataLayers(Solver& solver, const Communicator& communicator,
+                     const std::set<std::string>& per_rank_sources) {
+  std::vector<Net*> nets = {&solver.net()};
+  for (const auto& test_net : solver.test_nets()) nets.push_back(test_net.get());
+  for (Net* net : nets) {
+    for (const auto& layer : net->layers()) {
+      auto* data = dynamic_cast<DataLayer*>(layer.get());
+      if (data && !per_rank_sources.count(layer->name())) {
+        data->SetShard(communicator.rank(), communicator.size());
+      }
+    }
   }
+}
+
+// --timeline=F.json: with several ranks each writes its own file, F.rank<r>.json (or F with %#
+// expanded, if it has one).
+std::string TimelinePath(const std::string& path, const Communicator& communicator) {
+  if (communicator.size() == 1) return path;
+  if (path.find("%#") != std::string::npos) {
+    return ExpandRankPattern(path, communicator.rank(), communicator.size());
+  }
+  const std::string suffix = ".rank" + std::to_string(communicator.rank());
+  const size_t dot = path.rfind('.');
+  const size_t slash = path.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + suffix;
+  return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+Status Train(const Flags& flags, Communicator& communicator, const std::string& who) {
+  const bool leader = communicator.rank() == 0;
   // A collective that makes no progress means a stopped, dead or unreachable rank, which MPI
-  // may wait for forever: report it and end this process, which ends the job.
+  // may wait for forever: report it (naming the ranks not heard from) and end this process,
+  // which ends the job.
   DT_ASSIGN_OR_RETURN(int timeout_s, flags.GetInt("collective-timeout"));
   if (timeout_s <= 0) return InvalidArgument("--collective-timeout must be positive");
   std::unique_ptr<ProgressWatchdog> watchdog;
-  if (communicator->size() > 1) {
+  if (communicator.size() > 1) {
     watchdog = std::make_unique<ProgressWatchdog>(
-        std::chrono::seconds(timeout_s), [who](const std::string& operation, double seconds) {
+        std::chrono::seconds(timeout_s),
+        [who, &communicator](const std::string& operation, double seconds) {
+          std::string missing = communicator.DescribeMissingRanks();
+          if (missing.empty()) missing = "none seen (every rank is alive and has reached it)";
           DT_LOG(ERROR) << who << ": " << operation << " has made no progress for " << seconds
-                        << " s (--collective-timeout); another rank is stopped, dead or "
-                           "unreachable. Ending the job.";
+                        << " s (--collective-timeout); missing: " << missing
+                        << ". Ending the job.";
           std::_Exit(3);
         });
   }
@@ -121,23 +162,23 @@ Status RunTrain(const Flags& flags) {
     DT_RETURN_IF_ERROR(ParseEngine(flags.Get("engine")).status().WithContext("--engine"));
     param.set_engine(flags.Get("engine"));
   }
-  std::set<std::string> per_rank_sources;  // Data layers reading files of their own (%# paths)
-  DT_RETURN_IF_ERROR(ExpandRankPatterns(&param, communicator->rank(), communicator->size(),
-                                        &per_rank_sources));
-  if (!leader) {  // rank 0 alone writes snapshots
-    param.set_snapshot(0);
-    param.set_snapshot_after_train(false);
+  if (param.lr_scaling() == SolverParameter::LINEAR && communicator.size() > 1) {
+    DT_LOG(INFO) << "lr_scaling: LINEAR: base_lr " << param.base_lr() << " x "
+                 << communicator.size() << " ranks = " << param.base_lr() * communicator.size();
+    param.set_base_lr(param.base_lr() * static_cast<float>(communicator.size()));
   }
-  DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(param));
-  // Each rank reads its own records of every epoch: rank r the positions r, r + N, r + 2N, ...,
-  // so that the N batches of an iteration are the batch one process of N times the size reads.
-  // A layer with a per-rank source reads all of its own file.
-  for (const auto& layer : solver->net().layers()) {
-    auto* data = dynamic_cast<DataLayer*>(layer.get());
-    if (data && !per_rank_sources.count(layer->name())) {
-      data->SetShard(communicator->rank(), communicator->size());
+  std::set<std::string> per_rank_sources;  // Data layers reading files of their own (%# paths)
+  DT_RETURN_IF_ERROR(ExpandRankPatterns(&param, communicator.rank(), communicator.size(),
+                                        &per_rank_sources));
+  if (flags.GetBool("global-batch")) {
+    DT_ASSIGN_OR_RETURN(std::vector<std::string> split,
+                        SplitGlobalBatch(&param, communicator.size()));
+    for (const std::string& layer : split) {
+      DT_LOG(INFO) << "--global-batch over " << communicator.size() << " rank(s): " << layer;
     }
   }
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(param));
+  ShardDataLayers(*solver, communicator, per_rank_sources);
   BucketOptions buckets;
   if (flags.Has("bucket-kb")) {
     DT_ASSIGN_OR_RETURN(int kib, flags.GetInt("bucket-kb"));
@@ -145,17 +186,38 @@ Status RunTrain(const Flags& flags) {
     buckets.bucket_bytes = static_cast<size_t>(kib) << 10;
     buckets.first_bucket_bytes = std::min(buckets.first_bucket_bytes, buckets.bucket_bytes);
   }
-  DataParallel data_parallel(*communicator, solver->net(), buckets, watchdog.get());
-  if (communicator->size() > 1) {
-    DT_LOG(INFO) << "Gradients summed over " << communicator->size() << " ranks in "
+  std::unique_ptr<Timeline> timeline;
+  if (flags.Has("timeline")) {
+    DT_ASSIGN_OR_RETURN(timeline, Timeline::Open(TimelinePath(flags.Get("timeline"), communicator),
+                                                 communicator.rank()));
+    solver->SetTimeline(timeline.get());
+  }
+  DataParallel data_parallel(communicator, solver->net(), buckets, watchdog.get(), timeline.get());
+  if (communicator.size() > 1) {
+    DT_LOG(INFO) << "Gradients summed over " << communicator.size() << " ranks in "
                  << data_parallel.num_buckets() << " bucket(s) of up to "
                  << (buckets.bucket_bytes >> 10) << " KiB";
+    SolverCollectives collectives;
+    collectives.share = communicator.rank();
+    collectives.shares = communicator.size();
+    collectives.writes_snapshots = leader;  // rank 0 writes the job's snapshots
+    collectives.sum = [&communicator, &watchdog](std::vector<double>* values) {
+      watchdog->Begin("the sum of test scores or losses over ranks");
+      Status status = communicator.AllreduceSum(values->data(), values->size());
+      watchdog->End();
+      return status.WithContext("summing scores over ranks");
+    };
+    collectives.synchronize_statistics = [&data_parallel] {
+      return data_parallel.SynchronizeStatistics();
+    };
+    collectives.take_wait_seconds = [&data_parallel] { return data_parallel.TakeWaitSeconds(); };
+    solver->SetCollectives(std::move(collectives));
   }
   LogEngineChoices(solver->net(), flags.GetBool("verbose"));
   for (const auto& test_net : solver->test_nets()) LogEngineChoices(*test_net, flags.GetBool("verbose"));
   auto signal_actions = InstallSignalActions();
   solver->SetActionSource([&data_parallel, signal_actions]() {
-    return data_parallel.status().ok() ? signal_actions() : SolverAction::kStop;
+    return data_parallel.AgreeOnAction(signal_actions());
   });
 
   std::unique_ptr<MetricsFile> metrics;
@@ -172,8 +234,8 @@ Status RunTrain(const Flags& flags) {
   });
 
   if (flags.Has("snapshot")) {
-    DT_RETURN_IF_ERROR(solver->Restore(flags.Get("snapshot")));
-  } else if (flags.Has("weights")) {
+    DT_RETURN_IF_ERROR(RestoreOnEveryRank(flags.Get("snapshot"), communicator, *solver));
+  } else if (flags.Has("weights") && leader) {  // the broadcast below gives them to every rank
     DT_RETURN_IF_ERROR(CopyWeights(flags.Get("weights"), solver->net()));
   }
   DT_LOG(INFO) << "Starting Optimization";
@@ -188,6 +250,42 @@ Status RunTrain(const Flags& flags) {
     DT_LOG(INFO) << "Final test (iteration " << last_test.iter << "): " << scores;
   }
   return Status::Ok();
+}
+
+Status RunTrain(const Flags& flags) {
+  if (flags.Get("solver").empty()) return InvalidArgument("--solver is required");
+  if (flags.Has("snapshot") && flags.Has("weights")) {
+    return InvalidArgument("give --snapshot (resume) or --weights (fine-tune), not both");
+  }
+  DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
+  // Started by mpirun or srun: one rank of a data-parallel job (src/dist/); rank 0 leads.
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> communicator, CreateCommunicator());
+  if (communicator->rank() != 0) SetLogToStderr(false);
+  if (flags.Has("log-dir")) {  // every rank's full log, rank 0's included
+    const std::string dir = flags.Get("log-dir");
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    const std::string path = dir + "/rank_" + std::to_string(communicator->rank()) + ".log";
+    if (error || !SetLogFile(path)) return IoError("--log-dir: cannot write " + path);
+  }
+  const std::string who = "rank " + std::to_string(communicator->rank()) + " of " +
+                          std::to_string(communicator->size()) + " (host " +
+                          communicator->host(communicator->rank()) + ", pid " +
+                          std::to_string(getpid()) + ")";
+  if (communicator->size() > 1) {
+    DT_LOG(INFO) << "Data-parallel: " << communicator->description() << "; this is " << who;
+  }
+  const Status status = Train(flags, *communicator, who);
+  if (!status.ok() && communicator->size() > 1) {
+    // The other ranks would wait for this one in their next collective: end them all now.
+    // Rank 0 logs to the console; the others' errors must reach it too.
+    if (communicator->rank() != 0) {
+      std::fprintf(stderr, "dtrain train: error on %s: %s\n", who.c_str(), status.message().c_str());
+    }
+    DT_LOG(ERROR) << "error on " << who << ": " << status.message() << " (ending the job)";
+    communicator->Abort(1);
+  }
+  return status;
 }
 
 }  // namespace
@@ -205,9 +303,14 @@ Command TrainCommand() {
                        "console)"},
            {"bucket-kb", "data-parallel: gradient bucket size in KiB (default 25600; the first "
                          "bucket is at most 1024)"},
+           {"global-batch", "data-parallel: the train Data layers' batch_size is the job's "
+                            "batch, shared evenly by the ranks (default: each rank's own)", true},
            {"collective-timeout", "data-parallel: seconds a collective may make no progress "
                                   "before the job is ended", false, "60"},
            {"metrics", "write one JSON line per display/test event to this file"},
+           {"timeline", "write a Chrome trace (chrome://tracing) of forward, backward, update, "
+                        "test, each gradient bucket's allreduce and the wait for it to this file "
+                        "(F.json; with N ranks F.rank<r>.json each)"},
            {"engine", "force one engine on every layer: onednn or reference (default: each "
                       "layer's own choice)"},
            {"verbose", "list which implementation each layer runs and why others declined", true},

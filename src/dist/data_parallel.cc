@@ -1,14 +1,20 @@
 #include "dist/data_parallel.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 
 namespace dtrain {
 
 DataParallel::DataParallel(Communicator& communicator, Net& net, const BucketOptions& options,
-                           ProgressWatchdog* watchdog)
-    : communicator_(communicator), net_(net), watchdog_(watchdog) {
+                           ProgressWatchdog* watchdog, Timeline* timeline)
+    : communicator_(communicator), net_(net), watchdog_(watchdog), timeline_(timeline) {
   if (communicator_.size() == 1) return;
   PlanBuckets(options);
+  for (const auto& layer : net_.layers()) {
+    if (std::strcmp(layer->type(), "BatchNorm") != 0) continue;
+    for (const auto& blob : layer->blobs()) statistics_.push_back(blob.get());
+  }
   net_.AddBackwardHook([this](int layer_index) { OnLayerBackwardDone(layer_index); });
   thread_ = std::thread([this] { CommunicationLoop(); });
 }
@@ -57,6 +63,10 @@ void DataParallel::PlanBuckets(const BucketOptions& options) {
     for (int p : bucket.params) count += static_cast<size_t>(params[p]->count());
     bucket.values.resize(count);
   }
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    buckets_[b].name = "allreduce bucket " + std::to_string(b) + " (" +
+                       std::to_string(buckets_[b].values.size() * sizeof(float) >> 10) + " KiB)";
+  }
 }
 
 void DataParallel::OnLayerBackwardDone(int layer_index) {
@@ -78,12 +88,16 @@ void DataParallel::OnLayerBackwardDone(int layer_index) {
   }
   if (layer_index != 0) return;
   // End of backward: wait for the sums and write the averages back.
+  const auto wait_start = Timeline::Clock::now();
   {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [this] { return reduced_ == buckets_.size() || !thread_status_.ok(); });
     status_ = thread_status_;
     handed_over_ = reduced_ = 0;
   }
+  const auto wait_end = Timeline::Clock::now();
+  wait_seconds_ += std::chrono::duration<double>(wait_end - wait_start).count();
+  if (timeline_) timeline_->Add("wait for gradients", Timeline::kTraining, wait_start, wait_end);
   next_bucket_ = 0;
   if (!status_.ok()) return;
   const float scale = 1.f / static_cast<float>(communicator_.size());
@@ -105,10 +119,12 @@ void DataParallel::CommunicationLoop() {
     Bucket& bucket = buckets_[reduced_];
     lock.unlock();
     if (watchdog_) watchdog_->Begin("the allreduce of a gradient bucket");
+    const auto start = Timeline::Clock::now();
     const Status status =
         communicator_.AllreduceSum(bucket.values.data(), static_cast<int64_t>(bucket.values.size()))
             .WithContext("summing the gradients over ranks");
     if (watchdog_) watchdog_->End();
+    if (timeline_) timeline_->Add(bucket.name.c_str(), Timeline::kCommunication, start, Timeline::Clock::now());
     lock.lock();
     if (!status.ok()) thread_status_ = status;
     ++reduced_;
@@ -126,6 +142,46 @@ Status DataParallel::BroadcastParameters() {
   }
   if (watchdog_) watchdog_->End();
   return status;
+}
+
+// The statistics tensors are packed into one buffer: one allreduce instead of three per layer.
+Status DataParallel::SynchronizeStatistics() {
+  if (communicator_.size() == 1 || statistics_.empty()) return Status::Ok();
+  statistics_values_.clear();
+  for (const Tensor* t : statistics_) {
+    statistics_values_.insert(statistics_values_.end(), t->data(), t->data() + t->count());
+  }
+  if (watchdog_) watchdog_->Begin("the allreduce of the BatchNorm statistics");
+  status_ = communicator_.AllreduceSum(statistics_values_.data(),
+                                      static_cast<int64_t>(statistics_values_.size()))
+                .WithContext("averaging the BatchNorm statistics over ranks");
+  if (watchdog_) watchdog_->End();
+  if (!status_.ok()) return status_;
+  const float scale = 1.f / static_cast<float>(communicator_.size());
+  const float* from = statistics_values_.data();
+  for (Tensor* t : statistics_) {
+    float* to = t->mutable_data();
+    for (int64_t i = 0; i < t->count(); ++i) to[i] = from[i] * scale;
+    from += t->count();
+  }
+  return Status::Ok();
+}
+
+SolverAction DataParallel::AgreeOnAction(SolverAction local) {
+  if (communicator_.size() == 1 || !status_.ok()) return status_.ok() ? local : SolverAction::kStop;
+  float votes[2] = {local == SolverAction::kStop ? 1.f : 0.f,
+                    local == SolverAction::kSnapshot ? 1.f : 0.f};
+  if (watchdog_) watchdog_->Begin("agreeing on the next step (stop, snapshot or go on)");
+  status_ = communicator_.AllreduceSum(votes, 2).WithContext("agreeing on the next step");
+  if (watchdog_) watchdog_->End();
+  if (!status_.ok() || votes[0] > 0) return SolverAction::kStop;
+  return votes[1] > 0 ? SolverAction::kSnapshot : SolverAction::kNone;
+}
+
+double DataParallel::TakeWaitSeconds() {
+  const double seconds = wait_seconds_;
+  wait_seconds_ = 0;
+  return seconds;
 }
 
 }  // namespace dtrain

@@ -22,12 +22,15 @@
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "dist/communicator.h"
+#include "core/timeline.h"
 #include "dist/progress_watchdog.h"
 #include "net/net.h"
+#include "solver/solver.h"
 
 namespace dtrain {
 
@@ -38,14 +41,23 @@ struct BucketOptions {
 
 class DataParallel {
  public:
-  // `watchdog` (optional, outlives this) watches every collective.
+  // `watchdog` (optional, outlives this) watches every collective; `timeline` (optional,
+  // outlives this) records each bucket's allreduce and the wait for the sums.
   DataParallel(Communicator& communicator, Net& net, const BucketOptions& options = {},
-               ProgressWatchdog* watchdog = nullptr);
+               ProgressWatchdog* watchdog = nullptr, Timeline* timeline = nullptr);
   ~DataParallel();
   DataParallel(const DataParallel&) = delete;
   DataParallel& operator=(const DataParallel&) = delete;
 
   Status BroadcastParameters();
+  // Averages what each rank's layers gather alone (BatchNorm's mean and variance) over ranks.
+  Status SynchronizeStatistics();
+  // What every rank does after this iteration: stop if any rank was asked to stop (a signal),
+  // else snapshot if any was asked to. Deciding together keeps the ranks in step.
+  SolverAction AgreeOnAction(SolverAction local);
+  // Seconds the training thread waited for gradient sums since the last call.
+  double TakeWaitSeconds();
+
   const Status& status() const { return status_; }
   size_t num_buckets() const { return buckets_.size(); }
 
@@ -54,6 +66,7 @@ class DataParallel {
     std::vector<int> params;  // indices into net.learnable_params(), in backward order
     int ready_after_layer = 0;  // the bucket is complete once this layer's backward has run
     std::vector<float> values;  // packed gradients
+    std::string name;           // "allreduce bucket 2 (1024 KiB)", for the timeline
   };
 
   void PlanBuckets(const BucketOptions& options);
@@ -63,8 +76,12 @@ class DataParallel {
   Communicator& communicator_;
   Net& net_;
   ProgressWatchdog* watchdog_;
+  Timeline* timeline_;
   std::vector<Bucket> buckets_;
   size_t next_bucket_ = 0;  // main thread: the next bucket to hand over in this backward
+  double wait_seconds_ = 0;  // main thread: waiting at the end of backward
+  std::vector<Tensor*> statistics_;  // BatchNorm blobs, averaged by SynchronizeStatistics
+  std::vector<float> statistics_values_;
   Status status_;
 
   std::mutex mutex_;

@@ -1,3 +1,7 @@
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "dist/communicator.h"
 
 namespace dtrain {
@@ -7,9 +11,18 @@ class SingleProcess : public Communicator {
  public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
+  std::string host(int) const override {
+    char name[256] = "?";
+    gethostname(name, sizeof(name) - 1);
+    return name;
+  }
   std::string description() const override { return "single process"; }
   Status Broadcast(float*, int64_t, int) override { return Status::Ok(); }
+  Status BroadcastBytes(std::string*, int) override { return Status::Ok(); }
   Status AllreduceSum(float*, int64_t) override { return Status::Ok(); }
+  Status AllreduceSum(double*, int64_t) override { return Status::Ok(); }
+  std::string DescribeMissingRanks() const override { return ""; }
+  [[noreturn]] void Abort(int exit_code) override { std::exit(exit_code); }
 };
 
 }  // namespace

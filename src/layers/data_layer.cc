@@ -103,8 +103,11 @@ Status DataLayer::SeekTo(int64_t offset) {
   return Status::Ok();
 }
 
+// Sharded, the position saved is the start of the next round of shard_count records: the same
+// on every shard (rank 0's snapshot resumes every rank), and each shard skips on to its own record.
 std::string DataLayer::LoaderState() const {
-  return std::to_string(offset_) + "\n" + transformer_->rng().Serialize();
+  const int64_t round_start = (offset_ + shard_count_ - 1) / shard_count_ * shard_count_;
+  return std::to_string(round_start) + "\n" + transformer_->rng().Serialize();
 }
 
 std::string DataLayer::SaveState() const {

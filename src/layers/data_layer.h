@@ -46,7 +46,8 @@ class DataLayer : public Layer {
 
   // The read position and transform random stream as of the last batch Forward returned (not
   // the batches read ahead), so that a run resumed from a snapshot reads and crops exactly what
-  // the uninterrupted run would have. RestoreState requires Setup, and the same shard.
+  // the uninterrupted run would have. RestoreState requires Setup and the same shard count;
+  // every shard saves the same position, so one shard's state resumes them all.
   std::string SaveState() const override;
   Status RestoreState(const std::string& state) override;
 

@@ -1,5 +1,6 @@
 #include "solver/solver.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -144,7 +145,9 @@ Status Solver::Solve() {
   }
   // As Caffe: the last iteration's loss, and a final test when the schedule ends on a test.
   if (param_.display() && iter_ % param_.display() == 0) {
-    DT_LOG(INFO) << "Iteration " << iter_ << ", loss = " << smoothed_loss_;
+    std::vector<double> loss = {smoothed_loss_};
+    DT_RETURN_IF_ERROR(AverageOverProcesses(&loss));
+    DT_LOG(INFO) << "Iteration " << iter_ << ", loss = " << static_cast<float>(loss[0]);
   }
   if (param_.test_interval() && iter_ % param_.test_interval() == 0) {
     DT_RETURN_IF_ERROR(TestAll().status());
@@ -171,8 +174,14 @@ Status Solver::Step(int iters) {
     }
     float loss = 0.f;
     for (int i = 0; i < param_.iter_size(); ++i) {
+      const auto forward_start = Timeline::Clock::now();
       DT_ASSIGN_OR_RETURN(float l, net_->Forward());
+      const auto backward_start = Timeline::Clock::now();
       net_->Backward();
+      if (timeline_) {
+        timeline_->Add("forward", Timeline::kTraining, forward_start, backward_start);
+        timeline_->Add("backward", Timeline::kTraining, backward_start, Timeline::Clock::now());
+      }
       loss += l;
     }
     loss /= static_cast<float>(param_.iter_size());
@@ -181,11 +190,13 @@ Status Solver::Step(int iters) {
     if (param_.display() && iter_ % param_.display() == 0) {
       const double seconds =
           std::chrono::duration<double>(Clock::now() - interval_start).count();
-      Display(seconds, interval_iters);
+      DT_RETURN_IF_ERROR(Display(seconds, interval_iters));
       interval_start = Clock::now();
       interval_iters = 0;
     }
+    const auto update_start = Timeline::Clock::now();
     ApplyUpdate();
+    if (timeline_) timeline_->Add("update", Timeline::kTraining, update_start, Timeline::Clock::now());
     ++iter_;
     if (!std::isfinite(smoothed_loss_)) {
       return InvalidArgument("training diverged: loss is " + std::to_string(smoothed_loss_) +
@@ -216,26 +227,51 @@ void Solver::UpdateSmoothedLoss(float loss, int start_iter, int average_loss) {
   }
 }
 
-void Solver::Display(double seconds, int iters) {
+Status Solver::AverageOverProcesses(std::vector<double>* values) {
+  if (collectives_.shares == 1) return Status::Ok();
+  DT_RETURN_IF_ERROR(collectives_.sum(values));
+  for (double& v : *values) v /= collectives_.shares;
+  return Status::Ok();
+}
+
+Status Solver::Display(double seconds, int iters) {
+  // The loss and outputs shown are the means over processes: the global batch's.
+  std::vector<double> values = {smoothed_loss_};
+  for (int id : net_->output_blob_indices()) {
+    const Tensor* blob = net_->blob(id);
+    values.insert(values.end(), blob->data(), blob->data() + blob->count());
+  }
+  DT_RETURN_IF_ERROR(AverageOverProcesses(&values));
   IterationReport report;
   report.iter = iter_;
-  report.loss = smoothed_loss_;
+  report.loss = static_cast<float>(values[0]);
   report.learning_rate = LearningRate(param_, iter_);
   report.iters_per_second = seconds > 0 ? iters / seconds : 0;
-  report.images_per_second = report.iters_per_second * images_per_iteration_;
+  report.ranks = collectives_.shares;
+  report.images_per_second = report.iters_per_second * images_per_iteration_ * report.ranks;
   report.seconds_left =
       report.iters_per_second > 0 ? (max_iter_for_eta_ - iter_) / report.iters_per_second : 0;
-  char rates[160];
-  std::snprintf(rates, sizeof(rates), "%.4g iter/s, %.4gs/%d iters, %.1f img/s, %s left",
-                report.iters_per_second, seconds, iters, report.images_per_second,
+  char rates[256];
+  int used = std::snprintf(rates, sizeof(rates), "%.4g iter/s, %.4gs/%d iters, %.1f img/s",
+                           report.iters_per_second, seconds, iters, report.images_per_second);
+  if (report.ranks > 1) {
+    const double waited = collectives_.take_wait_seconds ? collectives_.take_wait_seconds() : 0;
+    report.communication_wait_share = seconds > 0 ? std::min(1.0, waited / seconds) : 0;
+    used += std::snprintf(rates + used, sizeof(rates) - used,
+                          " (%d ranks x %.1f), %.0f%% waiting for gradients", report.ranks,
+                          report.images_per_second / report.ranks,
+                          100 * report.communication_wait_share);
+  }
+  std::snprintf(rates + used, sizeof(rates) - used, ", %s left",
                 FormatSeconds(report.seconds_left).c_str());
-  DT_LOG(INFO) << "Iteration " << iter_ << " (" << rates << "), loss = " << smoothed_loss_;
+  DT_LOG(INFO) << "Iteration " << iter_ << " (" << rates << "), loss = " << report.loss;
   int score_index = 0;
+  size_t k = 1;
   for (int id : net_->output_blob_indices()) {
     const Tensor* blob = net_->blob(id);
     const float w = net_->blob_loss_weight(id);
-    for (int64_t k = 0; k < blob->count(); ++k) {
-      const float v = blob->data()[k];
+    for (int64_t j = 0; j < blob->count(); ++j, ++k) {
+      const float v = static_cast<float>(values[k]);
       std::string suffix;
       if (w != 0.f) suffix = " (* " + std::to_string(w) + " = " + std::to_string(w * v) + " loss)";
       DT_LOG(INFO) << "    Train net output #" << score_index++ << ": "
@@ -245,12 +281,16 @@ void Solver::Display(double seconds, int iters) {
   }
   DT_LOG(INFO) << "Iteration " << iter_ << ", lr = " << report.learning_rate;
   for (const auto& o : display_observers_) o(report);
+  return Status::Ok();
 }
 
 StatusOr<std::vector<TestReport>> Solver::TestAll() {
   std::vector<TestReport> reports;
+  if (collectives_.synchronize_statistics) DT_RETURN_IF_ERROR(collectives_.synchronize_statistics());
   for (int i = 0; i < static_cast<int>(test_nets_.size()); ++i) {
+    const auto start = Timeline::Clock::now();
     DT_ASSIGN_OR_RETURN(TestReport r, Test(i));
+    if (timeline_) timeline_->Add("test", Timeline::kTraining, start, Timeline::Clock::now());
     reports.push_back(r);
   }
   return reports;
@@ -259,21 +299,28 @@ StatusOr<std::vector<TestReport>> Solver::TestAll() {
 StatusOr<TestReport> Solver::Test(int test_net_id) {
   DT_LOG(INFO) << "Iteration " << iter_ << ", Testing net (#" << test_net_id << ")";
   Net& net = *test_nets_[test_net_id];
-  std::vector<double> sums;
-  double loss = 0;
+  // Sums of the test loss and of every output element. In a data-parallel job, process r runs
+  // the iterations r, r + N, ... (its data layers read the matching records) and the sums are
+  // added.
+  size_t outputs = 0;
+  for (int id : net.output_blob_indices()) outputs += static_cast<size_t>(net.blob(id)->count());
+  std::vector<double> sums(outputs + 1, 0.0);
   const int iterations = param_.test_iter(test_net_id);
-  for (int i = 0; i < iterations; ++i) {
+  for (int i = collectives_.share; i < iterations; i += collectives_.shares) {
     DT_ASSIGN_OR_RETURN(float l, net.Forward());
-    loss += l;
+    sums[outputs] += l;
     size_t k = 0;
     for (int id : net.output_blob_indices()) {
       const Tensor* blob = net.blob(id);
-      for (int64_t j = 0; j < blob->count(); ++j, ++k) {
-        if (sums.size() <= k) sums.push_back(0);
-        sums[k] += blob->data()[j];
+      if (k + static_cast<size_t>(blob->count()) > outputs) {
+        return InvalidArgument("test net #" + std::to_string(test_net_id) + ": output '" +
+                     net.blob_names()[id] + "' changed size during the test");
       }
+      for (int64_t j = 0; j < blob->count(); ++j, ++k) sums[k] += blob->data()[j];
     }
   }
+  if (collectives_.shares > 1) DT_RETURN_IF_ERROR(collectives_.sum(&sums));
+  const double loss = sums[outputs];
   if (param_.test_compute_loss()) {
     DT_LOG(INFO) << "Test loss: " << loss / std::max(1, iterations);
   }
@@ -304,6 +351,8 @@ std::string Solver::SnapshotFilename(const std::string& extension) const {
 }
 
 Status Solver::Snapshot() {
+  if (collectives_.synchronize_statistics) DT_RETURN_IF_ERROR(collectives_.synchronize_statistics());
+  if (!collectives_.writes_snapshots) return Status::Ok();
   if (!param_.has_snapshot_prefix()) {
     return InvalidArgument("cannot snapshot: the solver has no snapshot_prefix");
   }
@@ -334,18 +383,24 @@ Status Solver::Restore(const std::string& path) {
   DT_LOG(INFO) << "Restoring previous solver status from " << path;
   SolverState state;
   DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
-  if (state.has_learned_net()) {
-    NetParameter weights;
-    DT_RETURN_IF_ERROR(ReadBinaryProto(state.learned_net(), &weights));
-    DT_RETURN_IF_ERROR(net_->CopyTrainedLayersFrom(weights).WithContext(state.learned_net()));
+  NetParameter weights;
+  if (state.has_learned_net()) DT_RETURN_IF_ERROR(ReadBinaryProto(state.learned_net(), &weights));
+  return Restore(state, state.has_learned_net() ? &weights : nullptr, path);
+}
+
+Status Solver::Restore(const SolverState& state, const NetParameter* weights,
+                       const std::string& origin) {
+  if (weights) {
+    DT_RETURN_IF_ERROR(net_->CopyTrainedLayersFrom(*weights).WithContext(state.learned_net()));
   }
   iter_ = state.iter();
   current_step_ = state.current_step();
-  DT_RETURN_IF_ERROR(RestoreSolverState(state).WithContext(path));
+  DT_RETURN_IF_ERROR(RestoreSolverState(state).WithContext(origin));
   for (const LayerState& s : state.layer_state()) {
     Layer* layer = net_->layer_by_name(s.layer());
     if (!layer) continue;
-    DT_RETURN_IF_ERROR(layer->RestoreState(s.state()).WithContext(path + ": layer '" + s.layer() + "'"));
+    DT_RETURN_IF_ERROR(
+        layer->RestoreState(s.state()).WithContext(origin + ": layer '" + s.layer() + "'"));
   }
   return Status::Ok();
 }

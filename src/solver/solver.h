@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/timeline.h"
 #include "net/net.h"
 #include "proto/solver.pb.h"
 
@@ -31,12 +32,33 @@ struct NamedValue {
 // One display event: what Caffe logs every `display` iterations.
 struct IterationReport {
   int iter = 0;
-  float loss = 0.f;  // smoothed over average_loss iterations
+  float loss = 0.f;  // smoothed over average_loss iterations (and averaged over ranks)
   float learning_rate = 0.f;
   double iters_per_second = 0;
-  double images_per_second = 0;
+  double images_per_second = 0;  // over all ranks
   double seconds_left = 0;
   std::vector<NamedValue> outputs;
+  // Data-parallel training: the ranks, and the share of the interval spent waiting for the
+  // gradient exchange (0 on one process).
+  int ranks = 1;
+  double communication_wait_share = 0;
+};
+
+// How the processes of a data-parallel job (src/dist/) share the solver's work. The solver
+// knows no ranks or communicator; it calls these. The defaults are one process.
+struct SolverCollectives {
+  // This process runs test iterations share, share + shares, ... of every test pass.
+  int share = 0;
+  int shares = 1;
+  // Only one process of a job writes the snapshot files.
+  bool writes_snapshots = true;
+  // Element-wise sum over the processes, on every one (test scores, displayed losses).
+  std::function<Status(std::vector<double>*)> sum;
+  // Makes layer statistics that each process gathers alone (BatchNorm's) the same everywhere;
+  // called before each test pass and snapshot.
+  std::function<Status()> synchronize_statistics;
+  // Seconds spent waiting for communication since the last call.
+  std::function<double()> take_wait_seconds;
 };
 
 // One test pass of test net `net_id`.
@@ -61,6 +83,9 @@ class Solver {
   Status Step(int iters);
   // Resumes from a .solverstate written by Snapshot (also Caffe's).
   Status Restore(const std::string& solverstate_path);
+  // The same from a state already read, with the weights it names (null: keep the net's);
+  // `origin` names where it came from in errors.
+  Status Restore(const SolverState& state, const NetParameter* weights, const std::string& origin);
   // Writes <prefix>_iter_<iter>.caffemodel and .solverstate atomically.
   Status Snapshot();
   StatusOr<std::vector<TestReport>> TestAll();
@@ -71,6 +96,11 @@ class Solver {
   // Polled after every iteration: kSnapshot writes a snapshot and goes on; kStop ends training
   // early (Solve then snapshots as at the end, like Caffe on SIGINT).
   void SetActionSource(std::function<SolverAction()> source) { action_source_ = std::move(source); }
+  // Data-parallel training: test passes are split over the processes and their scores summed;
+  // one writes snapshot files (every one takes part in synchronising statistics first).
+  void SetCollectives(SolverCollectives collectives) { collectives_ = std::move(collectives); }
+  // Records forward, backward, update and test passes (optional; outlives the solver's use).
+  void SetTimeline(Timeline* timeline) { timeline_ = timeline; }
 
   Net& net() { return *net_; }
   const std::vector<std::unique_ptr<Net>>& test_nets() const { return test_nets_; }
@@ -97,7 +127,9 @@ class Solver {
   Status InitTrainNet();
   Status InitTestNets();
   void UpdateSmoothedLoss(float loss, int start_iter, int average_loss);
-  void Display(double seconds_for_interval, int iters_in_interval);
+  Status Display(double seconds_for_interval, int iters_in_interval);
+  // Element-wise mean over the processes of a data-parallel job (identity on one process).
+  Status AverageOverProcesses(std::vector<double>* values);
   std::string SnapshotFilename(const std::string& extension) const;
 
   std::vector<float> losses_;
@@ -108,6 +140,8 @@ class Solver {
   std::vector<TestObserver> test_observers_;
   std::function<SolverAction()> action_source_;
   bool stopped_early_ = false;
+  SolverCollectives collectives_;
+  Timeline* timeline_ = nullptr;
 };
 
 // Creates the solver named by `type` (or the legacy `solver_type`), validating the parameters.

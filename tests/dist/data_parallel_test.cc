@@ -4,14 +4,21 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <regex>
+
+#include <google/protobuf/text_format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/proto_io.h"
 #include "data/data_test_util.h"
+#include "dist/global_batch.h"
 #include "dist/rank_paths.h"
 #include "proto/net.pb.h"
 #include "testing/run_command.h"
@@ -38,28 +45,39 @@ std::string Mpirun(int ranks) {
 bool HaveMpirun() { return RunShell("command -v mpirun >/dev/null").exit_code == 0; }
 
 // A small conv net on a generated LMDB; no random transforms, so the ranks' shards of an
-// iteration are exactly the single process's batch.
+// iteration are exactly the single process's batch. Its TEST phase (batch 8 from the same LMDB,
+// accuracy and loss) runs when `solver_extra` sets test_iter and test_interval; `batch_norm`
+// puts a BatchNorm layer on the input.
 void WriteJob(const testing::TempDir& dir, const std::string& name, int batch, int iterations,
-              const std::string& source = "") {
+              const std::string& source = "", const std::string& solver_extra = "",
+              bool batch_norm = false) {
+  const std::string lmdb = source.empty() ? dir.Path("lmdb") : source;
+  const std::string input = batch_norm ? "normalized" : "data";
   WriteTextFile(dir.Path(name + "_net.prototxt"), R"(name: "dp"
-layer { name: "data" type: "Data" top: "data" top: "label"
+layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TRAIN }
   transform_param { scale: 0.00390625 }
-  data_param { source: ")" + (source.empty() ? dir.Path("lmdb") : source) + R"(" batch_size: )" +
-                                              std::to_string(batch) + R"( } }
-layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1"
+  data_param { source: ")" + lmdb + R"(" batch_size: )" + std::to_string(batch) + R"( } }
+layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TEST }
+  transform_param { scale: 0.00390625 }
+  data_param { source: ")" + lmdb + R"(" batch_size: 8 } }
+)" + (batch_norm ? R"(layer { name: "bn" type: "BatchNorm" bottom: "data" top: "normalized" }
+)" : "") + R"(layer { name: "conv1" type: "Convolution" bottom: ")" + input + R"(" top: "conv1"
   convolution_param { num_output: 8 kernel_size: 5 weight_filler { type: "xavier" } } }
 layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
 layer { name: "pool1" type: "Pooling" bottom: "conv1" top: "pool1"
   pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
 layer { name: "ip1" type: "InnerProduct" bottom: "pool1" top: "ip1"
   inner_product_param { num_output: 10 weight_filler { type: "xavier" } } }
+layer { name: "accuracy" type: "Accuracy" bottom: "ip1" bottom: "label" top: "accuracy"
+  include { phase: TEST } }
 layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip1" bottom: "label" top: "loss" }
 )");
   WriteTextFile(dir.Path(name + "_solver.prototxt"),
                 "net: '" + dir.Path(name + "_net.prototxt") +
                     "'\nbase_lr: 0.05 momentum: 0.9 weight_decay: 0.0005 lr_policy: 'fixed'\n"
                     "display: 10 max_iter: " + std::to_string(iterations) +
-                    " random_seed: 7 snapshot: 0 snapshot_prefix: '" + dir.Path(name) + "'\n");
+                    " random_seed: 7 snapshot: 0 snapshot_prefix: '" + dir.Path(name) + "'\n" +
+                    solver_extra + "\n");
 }
 
 std::string Train(const testing::TempDir& dir, const std::string& name, int ranks,
@@ -221,6 +239,198 @@ TEST(DataParallel, AStoppedRankEndsTheJobWithinTheTimeout) {
   EXPECT_LE(std::stoi(m[2]), 3 + 30) << r.output;
   EXPECT_NE(r.output.find("rank 0 of 2"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("has made no progress for"), std::string::npos) << r.output;
+  // The heartbeat names the stopped rank: it has been silent since SIGSTOP.
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(missing: rank 1 \(host [^)]+\): silent for)")))
+      << r.output;
+  std::cout << m[0] << "\n";
+}
+
+// The test phase is split over the ranks (rank r runs test iterations r, r + N, ...) and the
+// scores summed: 2 ranks print the scores one process prints over the same 8 test batches.
+TEST(DataParallel, TestPhaseIsSplitOverRanksAndGivesTheSameScores) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 128, 1, 12, 10);
+  const std::string test = "test_iter: 8 test_interval: 10";
+  WriteJob(dir, "one", 32, 10, "", test);
+  WriteJob(dir, "two", 16, 10, "", test);
+  const std::string one = Train(dir, "one", 1);
+  const std::string two = Train(dir, "two", 2);
+  const std::regex final_test(R"(Final test \(iteration 10\): accuracy = ([0-9.]+), loss = ([0-9.]+))");
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_search(one, a, final_test)) << one;
+  ASSERT_TRUE(std::regex_search(two, b, final_test)) << two;
+  EXPECT_NEAR(std::stod(a[1]), std::stod(b[1]), 1e-6) << a[0] << " vs " << b[0];
+  EXPECT_NEAR(std::stod(a[2]), std::stod(b[2]), 1e-4) << a[0] << " vs " << b[0];
+  // The display line reports the whole job's rate, the ranks and the communication wait.
+  EXPECT_TRUE(std::regex_search(two, std::regex(R"(img/s \(2 ranks x [0-9.]+\), [0-9]+% waiting for gradients)")))
+      << two;
+}
+
+// Resuming a data-parallel run: rank 0 reads the snapshot and sends the weights, the update
+// history and the data position to every rank; the resumed run ends bit-identical to the
+// uninterrupted one.
+TEST(DataParallel, ResumingEndsBitIdenticalToTheUninterruptedRun) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 72, 1, 12, 10);  // epochs end mid-batch
+  WriteJob(dir, "whole", 16, 20);
+  WriteJob(dir, "part", 16, 20);
+  std::string text = ReadFile(dir.Path("part_solver.prototxt"));
+  text.replace(text.find("snapshot: 0"), 11, "snapshot: 10");
+  WriteTextFile(dir.Path("part_solver.prototxt"), text);
+  Train(dir, "whole", 2);
+  Train(dir, "part", 2, "--iterations=10");
+  std::filesystem::remove(dir.Path("part_iter_10.caffemodel.tmp"));
+  const std::string resumed =
+      Train(dir, "part", 2, "--snapshot=" + dir.Path("part_iter_10.solverstate"));
+  EXPECT_NE(resumed.find("(sent to every rank)"), std::string::npos) << resumed;
+  EXPECT_EQ(RelativeDifference(dir.Path("part_iter_20.caffemodel"),
+                               dir.Path("whole_iter_20.caffemodel")),
+            0.0);
+}
+
+// BatchNorm's running mean and variance are gathered by each rank from its own data and averaged
+// over ranks before a snapshot. Right after the data layer they depend on the data alone, so the
+// 2-rank snapshot holds the mean of what one process reading each rank's file holds.
+TEST(DataParallel, BatchNormStatisticsAreAveragedOverRanks) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb_0"), 32, 1, 12, 10, /*seed=*/1);
+  testing::WriteTrainableLmdb(dir.Path("lmdb_1"), 32, 1, 12, 10, /*seed=*/2);
+  WriteJob(dir, "zero", 8, 6, dir.Path("lmdb_0"), "", /*batch_norm=*/true);
+  WriteJob(dir, "one", 8, 6, dir.Path("lmdb_1"), "", true);
+  WriteJob(dir, "both", 8, 6, dir.Path("lmdb_%#"), "", true);
+  Train(dir, "zero", 1);
+  Train(dir, "one", 1);
+  Train(dir, "both", 2);
+  auto bn_blobs = [&](const std::string& name) {
+    NetParameter p;
+    EXPECT_TRUE(ReadBinaryProto(dir.Path(name + "_iter_6.caffemodel"), &p).ok());
+    for (const LayerParameter& l : p.layer()) {
+      if (l.name() == "bn") return std::vector<BlobProto>(l.blobs().begin(), l.blobs().end());
+    }
+    return std::vector<BlobProto>();
+  };
+  const auto zero = bn_blobs("zero"), one = bn_blobs("one"), both = bn_blobs("both");
+  ASSERT_EQ(both.size(), 3u);
+  ASSERT_EQ(zero.size(), 3u);
+  ASSERT_EQ(one.size(), 3u);
+  for (int k = 0; k < 2; ++k) {  // mean, variance
+    ASSERT_EQ(both[k].data_size(), zero[k].data_size());
+    for (int i = 0; i < both[k].data_size(); ++i) {
+      const double expected = (zero[k].data(i) + one[k].data(i)) / 2;
+      EXPECT_NEAR(both[k].data(i), expected, 1e-5 * std::abs(expected) + 1e-7) << "blob " << k;
+    }
+    EXPECT_NE(zero[k].data(0), one[k].data(0));  // the two files do differ
+  }
+}
+
+// A rank that fails alone (here: its per-rank LMDB is missing) ends the whole job at once,
+// saying which rank failed and why, instead of leaving the others waiting for it.
+TEST(DataParallel, AnErrorOnOneRankEndsTheJobNamingTheRank) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb_0"), 32, 1, 12, 10);
+  WriteJob(dir, "job", 8, 1000, dir.Path("lmdb_%#"));
+  const auto start = std::chrono::steady_clock::now();
+  auto r = RunShell(Mpirun(2) + std::string(DTRAIN_BINARY) + " train --threads=1 --solver=" +
+                    dir.Path("job_solver.prototxt") + " 2>&1");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_LT(seconds, 30) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(error on rank 1 of 2 \(host [^)]+\): .*lmdb_1)")))
+      << r.output;
+}
+
+// lr_scaling: LINEAR multiplies base_lr by the number of ranks.
+TEST(DataParallel, LinearLearningRateScalingMultipliesByTheRanks) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
+  WriteJob(dir, "plain", 16, 10);  // base_lr 0.05
+  WriteJob(dir, "scaled", 16, 10, "", "lr_scaling: LINEAR");
+  std::string text = ReadFile(dir.Path("scaled_solver.prototxt"));
+  text.replace(text.find("base_lr: 0.05"), 13, "base_lr: 0.025");
+  WriteTextFile(dir.Path("scaled_solver.prototxt"), text);
+  Train(dir, "plain", 2);
+  const std::string log = Train(dir, "scaled", 2);
+  EXPECT_NE(log.find("lr_scaling: LINEAR: base_lr 0.025 x 2 ranks = 0.05"), std::string::npos) << log;
+  EXPECT_EQ(RelativeDifference(dir.Path("scaled_iter_10.caffemodel"),
+                               dir.Path("plain_iter_10.caffemodel")),
+            0.0);
+}
+
+// --timeline: each rank writes a Chrome trace. Every iteration shows forward, backward and update
+// on the training thread, each bucket's allreduce on the communication thread, starting after
+// that iteration's backward began and ending before the training thread's wait for it ends.
+TEST(DataParallel, TimelineShowsEveryBucketsAllreduceInsideItsIteration) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
+  WriteJob(dir, "job", 16, 6);
+  Train(dir, "job", 2, "--bucket-kb=1 --timeline=" + dir.Path("trace.json"));
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string path = dir.Path("trace.rank" + std::to_string(rank) + ".json");
+    const nlohmann::json trace = nlohmann::json::parse(ReadFile(path));
+    struct Span { long long begin, end; };
+    std::map<std::string, std::vector<Span>> spans;
+    for (const auto& e : trace) {
+      if (!e.contains("ph") || e["ph"] != "X") continue;
+      EXPECT_EQ(e["pid"], rank);
+      const std::string name = e["name"];
+      EXPECT_EQ(e["tid"], name.rfind("allreduce", 0) == 0 ? 1 : 0) << name;
+      spans[name].push_back({e["ts"].get<long long>(), e["ts"].get<long long>() + e["dur"].get<long long>()});
+    }
+    ASSERT_EQ(spans["forward"].size(), 6u) << path;
+    ASSERT_EQ(spans["backward"].size(), 6u);
+    ASSERT_EQ(spans["update"].size(), 6u);
+    ASSERT_EQ(spans["wait for gradients"].size(), 6u);
+    for (const char* bucket : {"allreduce bucket 0 (5 KiB)", "allreduce bucket 1 (0 KiB)"}) {
+      ASSERT_EQ(spans[bucket].size(), 6u) << bucket << " in " << path;
+      for (size_t i = 0; i < 6; ++i) {
+        EXPECT_GE(spans[bucket][i].begin, spans["backward"][i].begin) << bucket << " " << i;
+        EXPECT_LE(spans[bucket][i].end, spans["wait for gradients"][i].end) << bucket << " " << i;
+      }
+    }
+  }
+}
+
+// --global-batch: the solver's batch_size is the job's; 2 ranks read 16 each and train exactly
+// as one process reading 32 from the same files.
+TEST(DataParallel, GlobalBatchSharesTheSolversBatchOverRanks) {
+  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 128, 1, 12, 10);
+  WriteJob(dir, "one", 32, 10);
+  WriteJob(dir, "two", 32, 10);
+  Train(dir, "one", 1);
+  const std::string log = Train(dir, "two", 2, "--global-batch");
+  EXPECT_NE(log.find("--global-batch over 2 rank(s): data: 32 -> 16"), std::string::npos) << log;
+  EXPECT_LE(RelativeDifference(dir.Path("two_iter_10.caffemodel"),
+                               dir.Path("one_iter_10.caffemodel")),
+            1e-5);
+}
+
+TEST(GlobalBatch, DividesOnlyTrainPhaseDataLayersAndRejectsUnevenShares) {
+  SolverParameter solver;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    net_param {
+      layer { name: "train" type: "Data" top: "d" include { phase: TRAIN } data_param { batch_size: 64 } }
+      layer { name: "test" type: "Data" top: "d" include { phase: TEST } data_param { batch_size: 100 } }
+      layer { name: "both" type: "Data" top: "e" data_param { batch_size: 10 } }
+    })", &solver));
+  SolverParameter four = solver;
+  auto changed = SplitGlobalBatch(&four, 4);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_EQ(changed.value(), std::vector<std::string>{"train: 64 -> 16"});
+  EXPECT_EQ(four.net_param().layer(0).data_param().batch_size(), 16u);
+  EXPECT_EQ(four.net_param().layer(1).data_param().batch_size(), 100u);
+  EXPECT_EQ(four.net_param().layer(2).data_param().batch_size(), 10u);
+  SolverParameter three = solver;
+  EXPECT_EQ(SplitGlobalBatch(&three, 3).status().message(),
+            "--global-batch: layer 'train' has batch_size 64, which 3 ranks cannot share evenly");
 }
 
 TEST(RankPaths, ExpandsRankAndWorldSize) {
