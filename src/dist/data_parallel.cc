@@ -184,4 +184,15 @@ double DataParallel::TakeWaitSeconds() {
   return seconds;
 }
 
+std::vector<DataParallel::BucketInfo> DataParallel::bucket_plan() const {
+  std::vector<BucketInfo> plan;
+  for (const Bucket& b : buckets_) plan.push_back({b.values.size() * sizeof(float), b.ready_after_layer});
+  return plan;
+}
+
+Status DataParallel::ExchangeGradientsNow() {
+  for (int i = static_cast<int>(net_.layers().size()) - 1; i >= 0; --i) OnLayerBackwardDone(i);
+  return status_;
+}
+
 }  // namespace dtrain

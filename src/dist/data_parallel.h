@@ -61,6 +61,16 @@ class DataParallel {
   const Status& status() const { return status_; }
   size_t num_buckets() const { return buckets_.size(); }
 
+  // For benchmarks and the scaling model: each bucket's size and the layer whose backward
+  // completes it, in allreduce order; and one exchange of the current gradients as at the end
+  // of a backward pass, every bucket handed over at once (no overlap with compute).
+  struct BucketInfo {
+    size_t bytes;
+    int ready_after_layer;
+  };
+  std::vector<BucketInfo> bucket_plan() const;
+  Status ExchangeGradientsNow();
+
  private:
   struct Bucket {
     std::vector<int> params;  // indices into net.learnable_params(), in backward order
