@@ -174,6 +174,10 @@ Status DataLayer::LoadBatch(Batch* batch) {
                       std::to_string(channels) + "x" + std::to_string(height) + "x" +
                       std::to_string(width));
     }
+    // The random crop and mirror of a record depend only on its position in the sequence, so
+    // that N shards draw exactly what one reader of the whole sequence draws (and no two ranks
+    // share a stream).
+    transformer_->rng().Seed(DeriveSeed(seed_, static_cast<uint64_t>(offset_) + 1));
     status = transformer_->Transform(datum_, data + item * item_size);
     if (!status.ok()) {
       return status.WithContext(where() + ": record '" + std::string(reader_->key()) + "'");

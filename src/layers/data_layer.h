@@ -10,6 +10,9 @@
 // set there.
 //
 // Records are read in key order and the reader wraps round to the first record after the last.
+// Random transforms (crop, mirror) of a record are drawn from a stream seeded by the layer's seed
+// and the record's position in the sequence: a sharded reader transforms each record exactly as
+// an unsharded one would.
 // The shape of each batch comes from its first record; every record of a batch must match it.
 // A background thread (BatchPrefetcher) prepares batches from the first Forward on; a corrupt
 // record makes Forward return a Status naming the layer and the record's key.

@@ -44,8 +44,8 @@ std::string Mpirun(int ranks) {
 
 bool HaveMpirun() { return RunShell("command -v mpirun >/dev/null").exit_code == 0; }
 
-// A small conv net on a generated LMDB; no random transforms, so the ranks' shards of an
-// iteration are exactly the single process's batch. Its TEST phase (batch 8 from the same LMDB,
+// A small conv net on a generated LMDB, with random crops and mirroring: they are drawn per
+// record position, so the ranks' shards of an iteration are exactly the single process's batch. Its TEST phase (batch 8 from the same LMDB,
 // accuracy and loss) runs when `solver_extra` sets test_iter and test_interval; `batch_norm`
 // puts a BatchNorm layer on the input.
 void WriteJob(const testing::TempDir& dir, const std::string& name, int batch, int iterations,
@@ -55,10 +55,10 @@ void WriteJob(const testing::TempDir& dir, const std::string& name, int batch, i
   const std::string input = batch_norm ? "normalized" : "data";
   WriteTextFile(dir.Path(name + "_net.prototxt"), R"(name: "dp"
 layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TRAIN }
-  transform_param { scale: 0.00390625 }
+  transform_param { scale: 0.00390625 crop_size: 11 mirror: true }
   data_param { source: ")" + lmdb + R"(" batch_size: )" + std::to_string(batch) + R"( } }
 layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TEST }
-  transform_param { scale: 0.00390625 }
+  transform_param { scale: 0.00390625 crop_size: 11 }
   data_param { source: ")" + lmdb + R"(" batch_size: 8 } }
 )" + (batch_norm ? R"(layer { name: "bn" type: "BatchNorm" bottom: "data" top: "normalized" }
 )" : "") + R"(layer { name: "conv1" type: "Convolution" bottom: ")" + input + R"(" top: "conv1"

@@ -109,6 +109,43 @@ TEST_F(DataLayerTest, ShardReadsEveryCountthRecord) {
   ExpectBatch(layer.get(), {4, 1});
 }
 
+// Random crops and mirrors are drawn per record position: two shards (batch 2 each) produce
+// exactly the images one unsharded reader (batch 4) produces for the same records.
+TEST_F(DataLayerTest, ShardsTransformEachRecordAsOneReaderDoes) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 8, 1, 4, 4);
+  auto random_layer = [&](int batch) {
+    LayerParameter p = DataParam(dir_.Path("db"), batch);
+    p.mutable_transform_param()->set_crop_size(3);
+    p.mutable_transform_param()->set_mirror(true);
+    return MakeLayer(p, TRAIN);
+  };
+  auto whole = random_layer(4);
+  ASSERT_TRUE(whole->Setup({}, top_).ok());
+  float loss;
+  std::vector<float> expected;
+  for (int i = 0; i < 3; ++i) {  // 12 records: past the end of the 8-record epoch
+    ASSERT_TRUE(whole->Forward({}, top_, &loss).ok());
+    expected.insert(expected.end(), data_.data(), data_.data() + data_.count());
+  }
+  std::vector<float> shards[2];
+  for (int shard = 0; shard < 2; ++shard) {
+    auto layer = random_layer(2);
+    static_cast<DataLayer*>(layer.get())->SetShard(shard, 2);
+    ASSERT_TRUE(layer->Setup({}, top_).ok());
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(layer->Forward({}, top_, &loss).ok());
+      shards[shard].insert(shards[shard].end(), data_.data(), data_.data() + data_.count());
+    }
+  }
+  const int image = 9;  // 1 x 3 x 3
+  for (int record = 0; record < 12; ++record) {
+    const float* from = &shards[record % 2][(record / 2) * image];
+    for (int j = 0; j < image; ++j) {
+      EXPECT_EQ(from[j], expected[record * image + j]) << "record " << record << " pixel " << j;
+    }
+  }
+}
+
 TEST_F(DataLayerTest, SetShardAfterForwardRestarts) {
   testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
   auto layer = MakeLayer(DataParam(dir_.Path("db"), 2), TEST);
