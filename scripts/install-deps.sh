@@ -11,6 +11,7 @@ packages=(
   libopenblas-dev
   libdnnl-dev
   openmpi-bin libopenmpi-dev
+  iproute2 iputils-ping util-linux  # tests/cluster/: network-namespace hosts
   zlib1g-dev nlohmann-json3-dev
   libgtest-dev
   dataset-fashion-mnist
