@@ -23,6 +23,7 @@
 #include "proto/net.pb.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
+#include "testing/weights_difference.h"
 
 namespace dtrain {
 namespace {
@@ -90,26 +91,7 @@ std::string Train(const testing::TempDir& dir, const std::string& name, int rank
   return r.output;
 }
 
-// max |a - b| / max |b| over every parameter of two .caffemodel files.
-double RelativeDifference(const std::string& a_path, const std::string& b_path) {
-  NetParameter a, b;
-  EXPECT_TRUE(ReadBinaryProto(a_path, &a).ok()) << a_path;
-  EXPECT_TRUE(ReadBinaryProto(b_path, &b).ok()) << b_path;
-  EXPECT_EQ(a.layer_size(), b.layer_size());
-  double max_diff = 0, max_ref = 0;
-  for (int l = 0; l < std::min(a.layer_size(), b.layer_size()); ++l) {
-    EXPECT_EQ(a.layer(l).blobs_size(), b.layer(l).blobs_size()) << a.layer(l).name();
-    for (int k = 0; k < std::min(a.layer(l).blobs_size(), b.layer(l).blobs_size()); ++k) {
-      const BlobProto &x = a.layer(l).blobs(k), &y = b.layer(l).blobs(k);
-      EXPECT_EQ(x.data_size(), y.data_size());
-      for (int i = 0; i < std::min(x.data_size(), y.data_size()); ++i) {
-        max_diff = std::max(max_diff, std::abs(static_cast<double>(x.data(i)) - y.data(i)));
-        max_ref = std::max(max_ref, std::abs(static_cast<double>(y.data(i))));
-      }
-    }
-  }
-  return max_ref > 0 ? max_diff / max_ref : max_diff;
-}
+using testing::RelativeWeightDifference;
 
 TEST(DataParallel, RanksTimesBatchEqualsOneProcessWithTheWholeBatch) {
   if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
@@ -123,9 +105,9 @@ TEST(DataParallel, RanksTimesBatchEqualsOneProcessWithTheWholeBatch) {
   Train(dir, "four", 4);
   EXPECT_NE(two_log.find("Data-parallel: MPI"), std::string::npos) << two_log;
   EXPECT_NE(two_log.find("rank 0 of 2"), std::string::npos) << two_log;
-  const double two = RelativeDifference(dir.Path("two_iter_20.caffemodel"),
+  const double two = RelativeWeightDifference(dir.Path("two_iter_20.caffemodel"),
                                         dir.Path("one_iter_20.caffemodel"));
-  const double four = RelativeDifference(dir.Path("four_iter_20.caffemodel"),
+  const double four = RelativeWeightDifference(dir.Path("four_iter_20.caffemodel"),
                                          dir.Path("one_iter_20.caffemodel"));
   EXPECT_LE(two, 1e-5);
   EXPECT_LE(four, 1e-5);
@@ -146,7 +128,7 @@ TEST(DataParallel, ManySmallBucketsGiveTheSameModel) {
   EXPECT_NE(log.find("Gradients summed over 2 ranks in 2 bucket(s) of up to 1 KiB"),
             std::string::npos)
       << log;
-  EXPECT_LE(RelativeDifference(dir.Path("two_iter_10.caffemodel"),
+  EXPECT_LE(RelativeWeightDifference(dir.Path("two_iter_10.caffemodel"),
                                dir.Path("one_iter_10.caffemodel")),
             1e-5);
 }
@@ -159,7 +141,7 @@ TEST(DataParallel, TheSameRunTwiceGivesBitIdenticalWeights) {
   WriteJob(dir, "b", 16, 10);
   Train(dir, "a", 2);
   Train(dir, "b", 2);
-  EXPECT_EQ(RelativeDifference(dir.Path("a_iter_10.caffemodel"), dir.Path("b_iter_10.caffemodel")),
+  EXPECT_EQ(RelativeWeightDifference(dir.Path("a_iter_10.caffemodel"), dir.Path("b_iter_10.caffemodel")),
             0.0);
 }
 
@@ -175,7 +157,7 @@ TEST(DataParallel, PerRankSourcesReadTheirOwnFiles) {
   WriteJob(dir, "two", 8, 10, dir.Path("lmdb_%#"));
   Train(dir, "one", 1);
   Train(dir, "two", 2);
-  EXPECT_LE(RelativeDifference(dir.Path("two_iter_10.caffemodel"),
+  EXPECT_LE(RelativeWeightDifference(dir.Path("two_iter_10.caffemodel"),
                                dir.Path("one_iter_10.caffemodel")),
             1e-5);
 }
@@ -285,7 +267,7 @@ TEST(DataParallel, ResumingEndsBitIdenticalToTheUninterruptedRun) {
   const std::string resumed =
       Train(dir, "part", 2, "--snapshot=" + dir.Path("part_iter_10.solverstate"));
   EXPECT_NE(resumed.find("(sent to every rank)"), std::string::npos) << resumed;
-  EXPECT_EQ(RelativeDifference(dir.Path("part_iter_20.caffemodel"),
+  EXPECT_EQ(RelativeWeightDifference(dir.Path("part_iter_20.caffemodel"),
                                dir.Path("whole_iter_20.caffemodel")),
             0.0);
 }
@@ -357,7 +339,7 @@ TEST(DataParallel, LinearLearningRateScalingMultipliesByTheRanks) {
   Train(dir, "plain", 2);
   const std::string log = Train(dir, "scaled", 2);
   EXPECT_NE(log.find("lr_scaling: LINEAR: base_lr 0.025 x 2 ranks = 0.05"), std::string::npos) << log;
-  EXPECT_EQ(RelativeDifference(dir.Path("scaled_iter_10.caffemodel"),
+  EXPECT_EQ(RelativeWeightDifference(dir.Path("scaled_iter_10.caffemodel"),
                                dir.Path("plain_iter_10.caffemodel")),
             0.0);
 }
@@ -408,7 +390,7 @@ TEST(DataParallel, GlobalBatchSharesTheSolversBatchOverRanks) {
   Train(dir, "one", 1);
   const std::string log = Train(dir, "two", 2, "--global-batch");
   EXPECT_NE(log.find("--global-batch over 2 rank(s): data: 32 -> 16"), std::string::npos) << log;
-  EXPECT_LE(RelativeDifference(dir.Path("two_iter_10.caffemodel"),
+  EXPECT_LE(RelativeWeightDifference(dir.Path("two_iter_10.caffemodel"),
                                dir.Path("one_iter_10.caffemodel")),
             1e-5);
 }
