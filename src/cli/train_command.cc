@@ -109,6 +109,17 @@ void ShardDataLayers(Solver& solver, const Communicator& communicator,
   }
 }
 
+// --log-dir=DIR: every rank's full log in DIR/rank_<rank>.log, rank 0's included.
+Status OpenRankLog(const Flags& flags, const Communicator& communicator) {
+  if (!flags.Has("log-dir")) return Status::Ok();
+  const std::string dir = flags.Get("log-dir");
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  const std::string path = dir + "/rank_" + std::to_string(communicator.rank()) + ".log";
+  if (error || !SetLogFile(path)) return IoError("--log-dir: cannot write " + path);
+  return Status::Ok();
+}
+
 // --timeline=F.json: with several ranks each writes its own file, F.rank<r>.json (or F with %#
 // expanded, if it has one).
 std::string TimelinePath(const std::string& path, const Communicator& communicator) {
@@ -162,6 +173,11 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
     DT_RETURN_IF_ERROR(ParseEngine(flags.Get("engine")).status().WithContext("--engine"));
     param.set_engine(flags.Get("engine"));
   }
+  if (param.lr_scaling() == SolverParameter::LINEAR && flags.GetBool("global-batch")) {
+    return InvalidArgument("lr_scaling: LINEAR scales the rate for a global batch N times the "
+                           "solver's; with --global-batch the batch stays the solver's, so the "
+                           "two do not go together");
+  }
   if (param.lr_scaling() == SolverParameter::LINEAR && communicator.size() > 1) {
     DT_LOG(INFO) << "lr_scaling: LINEAR: base_lr " << param.base_lr() << " x "
                  << communicator.size() << " ranks = " << param.base_lr() * communicator.size();
@@ -179,12 +195,18 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   }
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(param));
   ShardDataLayers(*solver, communicator, per_rank_sources);
+  for (int i = 0; i < param.test_iter_size(); ++i) {
+    if (param.test_iter(i) % communicator.size() == 0) continue;
+    DT_LOG(WARNING) << "test_iter " << param.test_iter(i) << " of test net #" << i
+                    << " is not a multiple of the " << communicator.size()
+                    << " ranks: a test pass scores as many batches as one process would, but "
+                       "not exactly the same images";
+  }
   BucketOptions buckets;
   if (flags.Has("bucket-kb")) {
     DT_ASSIGN_OR_RETURN(int kib, flags.GetInt("bucket-kb"));
     if (kib <= 0) return InvalidArgument("--bucket-kb must be positive");
     buckets.bucket_bytes = static_cast<size_t>(kib) << 10;
-    buckets.first_bucket_bytes = std::min(buckets.first_bucket_bytes, buckets.bucket_bytes);
   }
   std::unique_ptr<Timeline> timeline;
   if (flags.Has("timeline")) {
@@ -196,7 +218,7 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   if (communicator.size() > 1) {
     DT_LOG(INFO) << "Gradients summed over " << communicator.size() << " ranks in "
                  << data_parallel.num_buckets() << " bucket(s) of up to "
-                 << (buckets.bucket_bytes >> 10) << " KiB";
+                 << (data_parallel.bucket_bytes() >> 10) << " KiB";
     SolverCollectives collectives;
     collectives.share = communicator.rank();
     collectives.shares = communicator.size();
@@ -207,6 +229,7 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
       watchdog->End();
       return status.WithContext("summing scores over ranks");
     };
+    collectives.exchange_status = [&data_parallel] { return data_parallel.status(); };
     collectives.synchronize_statistics = [&data_parallel] {
       return data_parallel.SynchronizeStatistics();
     };
@@ -261,21 +284,17 @@ Status RunTrain(const Flags& flags) {
   // Started by mpirun or srun: one rank of a data-parallel job (src/dist/); rank 0 leads.
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> communicator, CreateCommunicator());
   if (communicator->rank() != 0) SetLogToStderr(false);
-  if (flags.Has("log-dir")) {  // every rank's full log, rank 0's included
-    const std::string dir = flags.Get("log-dir");
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
-    const std::string path = dir + "/rank_" + std::to_string(communicator->rank()) + ".log";
-    if (error || !SetLogFile(path)) return IoError("--log-dir: cannot write " + path);
-  }
   const std::string who = "rank " + std::to_string(communicator->rank()) + " of " +
                           std::to_string(communicator->size()) + " (host " +
                           communicator->host(communicator->rank()) + ", pid " +
                           std::to_string(getpid()) + ")";
-  if (communicator->size() > 1) {
+  // From here on every error goes through the abort below: a rank that returned alone would
+  // leave the others waiting for it.
+  Status status = OpenRankLog(flags, *communicator);
+  if (status.ok() && communicator->size() > 1) {
     DT_LOG(INFO) << "Data-parallel: " << communicator->description() << "; this is " << who;
   }
-  const Status status = Train(flags, *communicator, who);
+  if (status.ok()) status = Train(flags, *communicator, who);
   if (!status.ok() && communicator->size() > 1) {
     // The other ranks would wait for this one in their next collective: end them all now.
     // Rank 0 logs to the console; the others' errors must reach it too.
@@ -301,8 +320,8 @@ Command TrainCommand() {
            {"iterations", "override the solver's max_iter"},
            {"log-dir", "write every rank's log to DIR/rank_<rank>.log (only rank 0 logs to the "
                        "console)"},
-           {"bucket-kb", "data-parallel: gradient bucket size in KiB (default 25600; the first "
-                         "bucket is at most 1024)"},
+           {"bucket-kb", "data-parallel: gradient bucket size in KiB (default: an eighth of the "
+                         "gradients, 1024 to 25600; the first bucket is at most 1024)"},
            {"global-batch", "data-parallel: the train Data layers' batch_size is the job's "
                             "batch, shared evenly by the ranks (default: each rank's own)", true},
            {"collective-timeout", "data-parallel: seconds a collective may make no progress "

@@ -38,6 +38,7 @@ void Timeline::Add(const char* name, Thread thread, Clock::time_point begin,
   // Names are ours (no quotes or backslashes to escape).
   std::fprintf(file_, "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"dur\":%lld},\n",
                name, process_, static_cast<int>(thread), ts, dur);
+  std::fflush(file_);  // a stalled job ends in _Exit or MPI_Abort: what it did must be on disk
 }
 
 }  // namespace dtrain

@@ -5,7 +5,7 @@
 // Collectives block until every rank has joined; all ranks must call them in the same order.
 // A communicator is created once per process (MPI allows one initialisation); its collectives
 // may run on different threads, but never two at once. DescribeMissingRanks and Abort may be
-// called from any thread at any time (a watchdog calls them while a collective is stuck).
+// called from any thread at any time (DescribeMissingRanks while a collective is stuck).
 #pragma once
 
 #include <cstdint>

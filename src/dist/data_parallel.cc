@@ -45,10 +45,16 @@ void DataParallel::PlanBuckets(const BucketOptions& options) {
   for (size_t p = 0; p < order.size(); ++p) order[p] = static_cast<int>(p);
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return complete_after[a] > complete_after[b]; });
+  size_t total = 0;
+  for (const Tensor* p : params) total += static_cast<size_t>(p->count()) * sizeof(float);
+  bucket_bytes_ = options.bucket_bytes
+                      ? options.bucket_bytes
+                      : std::clamp(total / 8, size_t{1} << 20, size_t{25} << 20);
+  const size_t first_bucket_bytes = std::min(options.first_bucket_bytes, bucket_bytes_);
   size_t bytes = 0;  // in the last bucket
   for (int p : order) {
     const size_t param_bytes = static_cast<size_t>(params[p]->count()) * sizeof(float);
-    const size_t limit = buckets_.size() == 1 ? options.first_bucket_bytes : options.bucket_bytes;
+    const size_t limit = buckets_.size() == 1 ? first_bucket_bytes : bucket_bytes_;
     if (buckets_.empty() || (bytes > 0 && bytes + param_bytes > limit)) {
       buckets_.emplace_back();
       bytes = 0;
@@ -59,13 +65,12 @@ void DataParallel::PlanBuckets(const BucketOptions& options) {
     bytes += param_bytes;
   }
   for (Bucket& bucket : buckets_) {
-    size_t count = 0;
-    for (int p : bucket.params) count += static_cast<size_t>(params[p]->count());
-    bucket.values.resize(count);
+    for (int p : bucket.params) bucket.count += static_cast<size_t>(params[p]->count());
+    if (bucket.params.size() > 1) bucket.values.resize(bucket.count);
   }
   for (size_t b = 0; b < buckets_.size(); ++b) {
     buckets_[b].name = "allreduce bucket " + std::to_string(b) + " (" +
-                       std::to_string(buckets_[b].values.size() * sizeof(float) >> 10) + " KiB)";
+                       std::to_string(buckets_[b].count * sizeof(float) >> 10) + " KiB)";
   }
 }
 
@@ -76,9 +81,14 @@ void DataParallel::OnLayerBackwardDone(int layer_index) {
   while (next_bucket_ < buckets_.size() &&
          buckets_[next_bucket_].ready_after_layer >= layer_index) {
     Bucket& bucket = buckets_[next_bucket_];
-    float* packed = bucket.values.data();
-    for (int p : bucket.params) {
-      packed = std::copy(params[p]->diff(), params[p]->diff() + params[p]->count(), packed);
+    if (bucket.values.empty()) {
+      // Backward is done with this tensor's gradient: the thread may sum it where it lies.
+      bucket.data = params[bucket.params[0]]->mutable_diff();
+    } else {
+      float* packed = bucket.data = bucket.values.data();
+      for (int p : bucket.params) {
+        packed = std::copy(params[p]->diff(), params[p]->diff() + params[p]->count(), packed);
+      }
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -91,7 +101,8 @@ void DataParallel::OnLayerBackwardDone(int layer_index) {
   const auto wait_start = Timeline::Clock::now();
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this] { return reduced_ == buckets_.size() || !thread_status_.ok(); });
+    // Even after a failure: until the thread is idle it may still be inside a collective.
+    changed_.wait(lock, [this] { return reduced_ == handed_over_; });
     status_ = thread_status_;
     handed_over_ = reduced_ = 0;
   }
@@ -102,9 +113,9 @@ void DataParallel::OnLayerBackwardDone(int layer_index) {
   if (!status_.ok()) return;
   const float scale = 1.f / static_cast<float>(communicator_.size());
   for (const Bucket& bucket : buckets_) {
-    const float* from = bucket.values.data();
+    const float* from = bucket.data;
     for (int p : bucket.params) {
-      float* diff = params[p]->mutable_diff();
+      float* diff = params[p]->mutable_diff();  // == from for a one-tensor bucket
       for (int64_t i = 0; i < params[p]->count(); ++i) diff[i] = from[i] * scale;
       from += params[p]->count();
     }
@@ -116,15 +127,22 @@ void DataParallel::CommunicationLoop() {
   while (true) {
     changed_.wait(lock, [this] { return stop_ || reduced_ < handed_over_; });
     if (stop_) return;
+    if (!thread_status_.ok()) {  // after a failure, the remaining buckets are only counted
+      ++reduced_;
+      changed_.notify_all();
+      continue;
+    }
     Bucket& bucket = buckets_[reduced_];
     lock.unlock();
     if (watchdog_) watchdog_->Begin("the allreduce of a gradient bucket");
     const auto start = Timeline::Clock::now();
     const Status status =
-        communicator_.AllreduceSum(bucket.values.data(), static_cast<int64_t>(bucket.values.size()))
+        communicator_.AllreduceSum(bucket.data, static_cast<int64_t>(bucket.count))
             .WithContext("summing the gradients over ranks");
     if (watchdog_) watchdog_->End();
-    if (timeline_) timeline_->Add(bucket.name.c_str(), Timeline::kCommunication, start, Timeline::Clock::now());
+    if (timeline_) {
+      timeline_->Add(bucket.name.c_str(), Timeline::kCommunication, start, Timeline::Clock::now());
+    }
     lock.lock();
     if (!status.ok()) thread_status_ = status;
     ++reduced_;
@@ -186,7 +204,7 @@ double DataParallel::TakeWaitSeconds() {
 
 std::vector<DataParallel::BucketInfo> DataParallel::bucket_plan() const {
   std::vector<BucketInfo> plan;
-  for (const Bucket& b : buckets_) plan.push_back({b.values.size() * sizeof(float), b.ready_after_layer});
+  for (const Bucket& b : buckets_) plan.push_back({b.count * sizeof(float), b.ready_after_layer});
   return plan;
 }
 

@@ -3,7 +3,7 @@
 // Every rank holds the whole net and trains on its own part of each global batch. Parameter
 // gradients are summed over ranks in buckets: the learnable tensors, in the order backward
 // finishes them (last layer first), are packed into buckets of about `bucket_bytes` (the first
-// one small, so that communication starts early). As soon as the backward hook has passed every
+// one small, so that communication starts early; BucketOptions has the default). As soon as the backward hook has passed every
 // layer that writes a bucket's gradients, the bucket is copied out and handed to a communication
 // thread, whose allreduce overlaps the rest of backward. After the first layer's backward the
 // main thread waits for the remaining buckets and writes the sums, divided by the number of
@@ -35,7 +35,10 @@
 namespace dtrain {
 
 struct BucketOptions {
-  size_t bucket_bytes = 25u << 20;      // ~25 MiB, as PyTorch's DDP
+  // 0: an eighth of all gradients, at least 1 MiB and at most 25 MiB (PyTorch DDP's size). The
+  // bucket finished last, when backward ends, cannot overlap anything: on slow links 25 MiB
+  // buckets left most of GoogLeNet's exchange exposed (bench/README.md).
+  size_t bucket_bytes = 0;
   size_t first_bucket_bytes = 1u << 20;  // the first bucket: small, to start communicating early
 };
 
@@ -60,6 +63,7 @@ class DataParallel {
 
   const Status& status() const { return status_; }
   size_t num_buckets() const { return buckets_.size(); }
+  size_t bucket_bytes() const { return bucket_bytes_; }  // the size used (after the automatic rule)
 
   // For benchmarks and the scaling model: each bucket's size and the layer whose backward
   // completes it, in allreduce order; and one exchange of the current gradients as at the end
@@ -75,7 +79,10 @@ class DataParallel {
   struct Bucket {
     std::vector<int> params;  // indices into net.learnable_params(), in backward order
     int ready_after_layer = 0;  // the bucket is complete once this layer's backward has run
-    std::vector<float> values;  // packed gradients
+    size_t count = 0;           // floats in the bucket
+    std::vector<float> values;  // packed gradients; empty for a one-tensor bucket, which is
+                                // summed in place in the tensor's diff (no copies)
+    float* data = nullptr;      // what the communication thread sums: values or the diff
     std::string name;           // "allreduce bucket 2 (1024 KiB)", for the timeline
   };
 
@@ -88,6 +95,7 @@ class DataParallel {
   ProgressWatchdog* watchdog_;
   Timeline* timeline_;
   std::vector<Bucket> buckets_;
+  size_t bucket_bytes_ = 0;
   size_t next_bucket_ = 0;  // main thread: the next bucket to hand over in this backward
   double wait_seconds_ = 0;  // main thread: waiting at the end of backward
   std::vector<Tensor*> statistics_;  // BatchNorm blobs, averaged by SynchronizeStatistics

@@ -13,9 +13,23 @@ bool OnlyInTrainPhase(const LayerParameter& layer) {
   return true;
 }
 
-Status SplitBatches(NetParameter* net, int ranks, std::vector<std::string>* changed) {
+bool ExcludedFromTrainPhase(const LayerParameter& layer) {
+  for (const NetStateRule& rule : layer.exclude()) {
+    if (rule.has_phase() && rule.phase() == TRAIN) return true;
+  }
+  for (const NetStateRule& rule : layer.include()) {
+    if (rule.has_phase() && rule.phase() != TRAIN) return true;
+  }
+  return false;
+}
+
+// `train_only`: the net is a dedicated train net, so every Data layer in its TRAIN phase counts;
+// in a net shared with the test phase, only the layers included in TRAIN alone.
+Status SplitBatches(NetParameter* net, int ranks, bool train_only,
+                    std::vector<std::string>* changed) {
   for (LayerParameter& layer : *net->mutable_layer()) {
-    if (!layer.has_data_param() || !OnlyInTrainPhase(layer)) continue;
+    if (!layer.has_data_param()) continue;
+    if (train_only ? ExcludedFromTrainPhase(layer) : !OnlyInTrainPhase(layer)) continue;
     const unsigned batch = layer.data_param().batch_size();
     if (batch % ranks != 0) {
       return InvalidArgument("--global-batch: layer '" + layer.name() + "' has batch_size " +
@@ -46,10 +60,10 @@ StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int
     }
   }
   if (solver->has_net_param()) {
-    DT_RETURN_IF_ERROR(SplitBatches(solver->mutable_net_param(), ranks, &changed));
+    DT_RETURN_IF_ERROR(SplitBatches(solver->mutable_net_param(), ranks, false, &changed));
   }
   if (solver->has_train_net_param()) {
-    DT_RETURN_IF_ERROR(SplitBatches(solver->mutable_train_net_param(), ranks, &changed));
+    DT_RETURN_IF_ERROR(SplitBatches(solver->mutable_train_net_param(), ranks, true, &changed));
   }
   if (changed.empty()) {
     return InvalidArgument("--global-batch: the train net has no Data layer included only in "

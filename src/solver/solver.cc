@@ -184,6 +184,7 @@ Status Solver::Step(int iters) {
       }
       loss += l;
     }
+    if (collectives_.exchange_status) DT_RETURN_IF_ERROR(collectives_.exchange_status());
     loss /= static_cast<float>(param_.iter_size());
     UpdateSmoothedLoss(loss, start_iter, param_.average_loss());
     ++interval_iters;

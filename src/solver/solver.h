@@ -52,6 +52,9 @@ struct SolverCollectives {
   int shares = 1;
   // Only one process of a job writes the snapshot files.
   bool writes_snapshots = true;
+  // Whether the gradients were exchanged; checked after backward, before the update, so that a
+  // failed exchange stops training before any process applies its own gradient.
+  std::function<Status()> exchange_status;
   // Element-wise sum over the processes, on every one (test scores, displayed losses).
   std::function<Status(std::vector<double>*)> sum;
   // Makes layer statistics that each process gathers alone (BatchNorm's) the same everywhere;

@@ -6,7 +6,8 @@
 # The settings every job needs are environment defaults, so ARG may still override them (an MCA
 # parameter may appear only once on the command line):
 # - MPI traffic only on the test subnet;
-# - ranks outnumber the cores, so they yield instead of spinning while they wait;
+# - ranks outnumber the cores, so they yield instead of spinning while they wait, and are not
+#   bound to cores (the hosts share this machine's);
 # - TCP keepalive on mpirun's links to its daemons, so that mpirun notices a host behind a cut
 #   link within seconds (the other half is netns_cluster.sh's tcp_retries2) and can exit.
 # Give every job `--timeout SECONDS` as a backstop.
@@ -18,6 +19,9 @@ export OMPI_MCA_plm_rsh_agent=${OMPI_MCA_plm_rsh_agent:-$(cd "$(dirname "$0")" &
 export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-$NET.0/24}
 export OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-$NET.0/24}
 export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
+# Every host is this one machine: bound by default, host i's first rank would sit on core 0 like
+# every other host's, and all ranks would share that core.
+export OMPI_MCA_hwloc_base_binding_policy=${OMPI_MCA_hwloc_base_binding_policy:-none}
 export OMPI_MCA_oob_tcp_keepalive_time=${OMPI_MCA_oob_tcp_keepalive_time:-3}
 export OMPI_MCA_oob_tcp_keepalive_intvl=${OMPI_MCA_oob_tcp_keepalive_intvl:-1}
 export OMPI_MCA_oob_tcp_keepalive_probes=${OMPI_MCA_oob_tcp_keepalive_probes:-3}

@@ -415,6 +415,35 @@ TEST(GlobalBatch, DividesOnlyTrainPhaseDataLayersAndRejectsUnevenShares) {
             "--global-batch: layer 'train' has batch_size 64, which 3 ranks cannot share evenly");
 }
 
+// A dedicated train net (train_net_param) needs no phase rules: all its Data layers feed training.
+TEST(GlobalBatch, DividesEveryDataLayerOfADedicatedTrainNet) {
+  SolverParameter solver;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    train_net_param {
+      layer { name: "a" type: "Data" top: "d" data_param { batch_size: 64 } }
+      layer { name: "b" type: "Data" top: "e" include { phase: TEST } data_param { batch_size: 10 } }
+    })", &solver));
+  auto changed = SplitGlobalBatch(&solver, 2);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_EQ(changed.value(), std::vector<std::string>{"a: 64 -> 32"});
+  EXPECT_EQ(solver.train_net_param().layer(1).data_param().batch_size(), 10u);
+}
+
+// lr_scaling: LINEAR is for a global batch N times the solver's; --global-batch keeps the
+// solver's batch, so asking for both is an error, not a silently N times larger rate.
+TEST(DataParallel, LinearScalingWithGlobalBatchIsRefused) {
+  testing::TempDir dir;
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 16, 1, 12, 10);
+  WriteJob(dir, "job", 8, 2, "", "lr_scaling: LINEAR");
+  auto r = RunShell(std::string(DTRAIN_BINARY) + " train --global-batch --solver=" +
+                    dir.Path("job_solver.prototxt") + " 2>&1");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("lr_scaling: LINEAR scales the rate for a global batch N times the "
+                          "solver's; with --global-batch"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(RankPaths, ExpandsRankAndWorldSize) {
   EXPECT_EQ(ExpandRankPattern("data/shard_%#_of_%*/lmdb", 3, 8), "data/shard_3_of_8/lmdb");
   EXPECT_EQ(ExpandRankPattern("%#%#", 1, 2), "11");

@@ -20,6 +20,8 @@ MpiHeartbeat::MpiHeartbeat(MPI_Comm world, std::vector<std::string> hosts)
   peers_.resize(hosts_.size());
   for (Peer& p : peers_) p.heard = Clock::now();
   send_slots_.resize(hosts_.size());
+  sent_.assign(hosts_.size(), 0);
+  received_.assign(hosts_.size(), 0);
   send_requests_.assign(hosts_.size(), MPI_REQUEST_NULL);
   thread_ = std::thread([this] { Beat(); });
 }
@@ -31,14 +33,19 @@ MpiHeartbeat::~MpiHeartbeat() {
   }
   stop_requested_.notify_all();
   thread_.join();
-  // Every rank has stopped sending once all are past the barrier; then nothing is in flight
-  // that the drain below does not take.
-  MPI_Barrier(comm_);
+  // Every rank has stopped beating. Each tells each peer how many beats it sent it, then takes
+  // exactly the ones still on their way, so nothing is in flight when the communicator goes.
+  std::vector<int64_t> expected(peers_.size(), 0);
+  MPI_Alltoall(sent_.data(), 1, MPI_INT64_T, expected.data(), 1, MPI_INT64_T, comm_);
+  for (int peer = 0; peer < static_cast<int>(peers_.size()); ++peer) {
+    for (; received_[peer] < expected[peer]; ++received_[peer]) {
+      int64_t entered = 0;
+      MPI_Recv(&entered, 1, MPI_INT64_T, peer, kTag, comm_, MPI_STATUS_IGNORE);
+    }
+  }
   for (MPI_Request& r : send_requests_) {
     if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);
   }
-  ReceiveAll();
-  MPI_Barrier(comm_);
   MPI_Comm_free(&comm_);
 }
 
@@ -64,6 +71,7 @@ void MpiHeartbeat::SendToAll() {
     }
     send_slots_[peer] = entered_.load();
     MPI_Isend(&send_slots_[peer], 1, MPI_INT64_T, peer, kTag, comm_, &request);
+    ++sent_[peer];
   }
 }
 
@@ -75,6 +83,7 @@ void MpiHeartbeat::ReceiveAll() {
     if (!waiting) return;
     int64_t entered = 0;
     MPI_Recv(&entered, 1, MPI_INT64_T, status.MPI_SOURCE, kTag, comm_, MPI_STATUS_IGNORE);
+    ++received_[status.MPI_SOURCE];
     std::lock_guard<std::mutex> lock(mutex_);
     Peer& peer = peers_[status.MPI_SOURCE];
     peer.heard = Clock::now();

@@ -4,7 +4,7 @@
 // is alive but busy elsewhere has entered fewer collectives.
 //
 // Needs MPI_THREAD_MULTIPLE: its thread sends and receives while another thread may be blocked
-// in a collective. Entered/Left are called around every collective; Describe from any thread.
+// in a collective. Entered is called as every collective starts; Describe from any thread.
 #pragma once
 
 #include <mpi.h>
@@ -24,7 +24,8 @@ class MpiHeartbeat {
  public:
   // Collective over `world` (duplicates it); `hosts[r]` names rank r's host in reports.
   MpiHeartbeat(MPI_Comm world, std::vector<std::string> hosts);
-  // Collective too: every rank stops beating, then the private communicator is freed.
+  // Collective too: every rank stops beating, takes the beats still in flight to it, then the
+  // private communicator is freed.
   ~MpiHeartbeat();
   MpiHeartbeat(const MpiHeartbeat&) = delete;
   MpiHeartbeat& operator=(const MpiHeartbeat&) = delete;
@@ -56,6 +57,8 @@ class MpiHeartbeat {
   std::vector<Peer> peers_;
   std::vector<int64_t> send_slots_;       // one in-flight message per peer
   std::vector<MPI_Request> send_requests_;
+  // Beats sent to and received from each peer (the beating thread's, then the destructor's).
+  std::vector<int64_t> sent_, received_;
   std::thread thread_;
 };
 
