@@ -12,6 +12,9 @@ packages=(
   libdnnl-dev
   openmpi-bin libopenmpi-dev
   iproute2 iputils-ping util-linux  # tests/cluster/: network-namespace hosts
+  # tests/cluster/slurm_cluster.sh: slurmctld, slurmd, srun and munged. Slurm's mpi_pmix_v4.so
+  # (slurm-wlm-basic-plugins) loads the unversioned libpmix.so at run time, which only libpmix-dev has.
+  slurm-wlm munge libpmix-dev
   zlib1g-dev nlohmann-json3-dev
   libgtest-dev
   dataset-fashion-mnist

@@ -21,6 +21,7 @@
 
 #include "cluster/model_job.h"
 #include "cluster/netns_cluster.h"
+#include "cluster/slurm_cluster.h"
 #include "data/data_test_util.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
@@ -34,6 +35,7 @@ using testing::DtrainTrain;
 using testing::ModelJob;
 using testing::NetnsCluster;
 using testing::RunShell;
+using testing::SlurmCluster;
 using testing::TempDir;
 using testing::WeightsPath;
 using testing::WriteJob;
@@ -51,6 +53,8 @@ enum ClusterId {
   kStopCluster,
   kLinkCluster,
   kHostsCluster,
+  kSrunCluster,
+  kSrunKillCluster,
 };
 
 bool Contains(const std::string& text, const std::string& part) {
@@ -254,28 +258,36 @@ TEST_F(MultiHost, TwoHostsTrainLenetOnFashionMnistToTheAccuracyOfOneProcess) {
 // How a job that was training ended after a fault.
 struct FaultOutcome {
   int victim_pid = -1;     // the rank on host 1 that the fault hit
-  int exit_code = -1;      // mpirun's
-  double seconds = -1;     // from the fault to mpirun's exit
-  std::string console;     // mpirun's output (only rank 0 logs to it)
+  int exit_code = -1;      // the launcher's (mpirun's or srun's)
+  double seconds = -1;     // from the fault to the launcher's exit
+  std::string console;     // the launcher's output (only rank 0 logs to it)
   std::string victim_log;  // the log of rank 1, the victim
   std::vector<int> pids;   // every process on the hosts just before the fault
 };
 
+// A command line that starts `dtrain` (a command) as 2 ranks on hosts 0 and 1 of `cluster`.
+using Launcher = std::function<std::string(const std::string& dtrain)>;
+
+Launcher MpirunLauncher(const NetnsCluster& cluster) {
+  return [&cluster](const std::string& dtrain) {
+    return cluster.Mpirun(2, "-x OMP_NUM_THREADS=1 " + dtrain, 90);
+  };
+}
+
 // Starts a long 2-rank LeNet job on hosts 0 and 1 (--collective-timeout=5, every rank's log in
-// dir/logs), waits until it trains, hits the rank on host 1 with `fault` and waits for mpirun
-// to end. The cluster's teardown ends anything the fault leaves behind.
+// dir/logs) with `launch` (mpirun by default), waits until it trains, hits the rank on host 1 with
+// `fault` and waits for the launcher to end. The cluster's teardown ends anything the fault leaves
+// behind.
 FaultOutcome RunUntilFault(NetnsCluster& cluster, const TempDir& dir,
-                           const std::function<void(int pid)>& fault) {
+                           const std::function<void(int pid)>& fault, Launcher launch = nullptr) {
+  if (!launch) launch = MpirunLauncher(cluster);
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 256, 1, 28, 10);
   ModelJob job = testing::LenetJob(dir.Path("lmdb"));
   job.batch = 16;
   job.iterations = 1000000;
   const std::string command =
-      cluster.Mpirun(2,
-                     "-x OMP_NUM_THREADS=1 " +
-                         DtrainTrain(WriteJob(dir, "job", job),
-                                     "--collective-timeout=5 --log-dir=" + dir.Path("logs")),
-                     90) +
+      launch(DtrainTrain(WriteJob(dir, "job", job),
+                         "--collective-timeout=5 --log-dir=" + dir.Path("logs"))) +
       " > " + dir.Path("console.txt") + " 2>&1";
   auto job_done = std::async(std::launch::async, [command] { return RunShell(command); });
   FaultOutcome outcome;
@@ -310,13 +322,14 @@ bool Running(int pid) {
   return end_of_name != std::string::npos && stat.substr(end_of_name + 2, 1) != "Z";
 }
 
-// After teardown: no namespace, no /etc/netns entry, no Open MPI session directory of the
-// cluster, and none of the processes that ran on its hosts.
+// After teardown: no namespace, no /etc/netns entry, no Open MPI session or Slurm state directory
+// of the cluster, and none of the processes that ran on its hosts.
 void ExpectNothingLeftBehind(NetnsCluster& cluster, const std::vector<int>& pids) {
   cluster.Down();
   const std::string prefix = cluster.prefix();
-  const CommandResult left = RunShell("ip netns list | grep '^" + prefix + "'; ls -d /etc/netns/" +
-                                      prefix + "* /tmp/ompi." + prefix + "* 2>/dev/null");
+  const CommandResult left =
+      RunShell("ip netns list | grep '^" + prefix + "'; ls -d /etc/netns/" + prefix +
+               "* /tmp/ompi." + prefix + "* /tmp/slurm." + prefix + "* 2>/dev/null");
   EXPECT_EQ(left.output, "") << "left behind by the teardown";
   for (int pid : pids) EXPECT_FALSE(Running(pid)) << "pid " << pid << " survived the teardown";
 }
@@ -384,6 +397,70 @@ TEST_F(MultiHost, ACutLinkEndsTheJobNamingTheMissingRank) {
   ASSERT_TRUE(cluster.ok()) << cluster.up_output();
   const FaultOutcome out = RunUntilFault(cluster, dir, [&](int) { cluster.LinkDown(1); });
   ExpectTheJobEndsNamingTheMissingRank(cluster, out, "link of " + cluster.Host(1) + " cut");
+  ExpectNothingLeftBehind(cluster, out.pids);
+}
+
+// Slurm starts the ranks too: `srun --mpi=pmix` on a Slurm cluster across the hosts (one slurmd
+// per host, SlurmCluster). dtrain sees MPI (PMIX_RANK) with no mpirun, and the same job trains to
+// the same bits as under mpirun, the ranks adding the same floats in the same order.
+TEST_F(MultiHost, SrunRanksOnTwoHostsTrainLikeMpirunRanks) {
+  const std::string why = SlurmCluster::Unavailable();
+  if (!why.empty()) GTEST_SKIP() << "no Slurm here: " << why;
+  TempDir dir;
+  NetnsCluster cluster(kSrunCluster, 2);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  auto start = Clock::now();
+  SlurmCluster slurm(cluster);
+  ASSERT_TRUE(slurm.ok()) << slurm.up_output();
+  const double slurm_up = SecondsSince(start);
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 256, 1, 28, 10);
+  ModelJob job = testing::LenetJob(dir.Path("lmdb"));
+  job.batch = 32;
+  job.iterations = 20;
+  start = Clock::now();
+  CommandResult r = TrainOnCluster(cluster, 2, WriteJob(dir, "mpirun", job));
+  const double mpirun_seconds = SecondsSince(start);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  start = Clock::now();
+  r = RunShell(slurm.Srun(2, 2, DtrainTrain(WriteJob(dir, "srun", job))));
+  const double srun_seconds = SecondsSince(start);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Data-parallel: MPI")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "this is rank 0 of 2 (host " + cluster.Host(0) + ","))
+      << r.output;
+  const double difference = testing::RelativeWeightDifference(WeightsPath(dir, "srun", 20),
+                                                              WeightsPath(dir, "mpirun", 20));
+  EXPECT_EQ(difference, 0.0);
+  std::cout << "LeNet, 2 ranks x 32, 20 iterations on 2 hosts: Slurm up in " << slurm_up
+            << " s; srun --mpi=pmix " << srun_seconds << " s, mpirun " << mpirun_seconds
+            << " s; relative weight difference srun to mpirun: " << difference << "\n";
+}
+
+// With KillOnBadExit=1 Slurm cancels the whole step when a rank dies, and srun names the task and
+// its node. Rank 0, waiting for the dead rank in an allreduce, gets SIGTERM, which dtrain takes as
+// "stop after this iteration", so it still ends some 5 s later: by its progress watchdog
+// (--collective-timeout=5, exit 3) or by Slurm's SIGKILL after KillWait=5 s.
+TEST_F(MultiHost, ARankKilledUnderSrunEndsTheStepNamingTaskAndNode) {
+  const std::string why = SlurmCluster::Unavailable();
+  if (!why.empty()) GTEST_SKIP() << "no Slurm here: " << why;
+  TempDir dir;
+  NetnsCluster cluster(kSrunKillCluster, 2);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  SlurmCluster slurm(cluster);
+  ASSERT_TRUE(slurm.ok()) << slurm.up_output();
+  const FaultOutcome out = RunUntilFault(
+      cluster, dir, [](int pid) { kill(pid, SIGKILL); },
+      [&slurm](const std::string& dtrain) { return slurm.Srun(2, 2, dtrain, 90); });
+  ASSERT_GT(out.victim_pid, 0) << "the job never trained:\n" << out.console;
+  EXPECT_NE(out.exit_code, 0) << out.console;
+  EXPECT_LE(out.seconds, 30) << out.console;
+  const std::string notice = "srun: error: " + cluster.Host(1) + ": task 1: Killed";
+  EXPECT_TRUE(Contains(out.console, notice)) << out.console;
+  const std::regex cancelled(R"(\*\*\* STEP \d+\.0 ON )" + cluster.Host(0) + " CANCELLED AT ");
+  EXPECT_TRUE(std::regex_search(out.console, cancelled)) << out.console;
+  std::cout << "kill -9 of rank 1 on " << cluster.Host(1) << " under srun: srun exited with "
+            << out.exit_code << " after " << out.seconds << " s: \"" << notice << "\"\n";
+  slurm.Down();
   ExpectNothingLeftBehind(cluster, out.pids);
 }
 

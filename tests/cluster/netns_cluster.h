@@ -55,9 +55,13 @@ class NetnsCluster {
   // Kills every process on the hosts and removes the cluster. Safe to call more than once.
   void Down();
 
- private:
+  // For helpers that add to the cluster (SlurmCluster): tests/cluster/<name>, quoted for the
+  // shell, and the environment (DTRAIN_NETNS_PREFIX=... DTRAIN_NETNS_NET=... ) that names this
+  // cluster to the scripts there.
   std::string Script(const std::string& name) const;
-  std::string Environment() const;  // DTRAIN_NETNS_PREFIX=... DTRAIN_NETNS_NET=...
+  std::string Environment() const;
+
+ private:
 
   std::string prefix_;  // "dtn3-"
   std::string net_;     // "10.231.3"

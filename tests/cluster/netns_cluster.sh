@@ -12,8 +12,8 @@
 # three octets, default 10.231.0). Give each cluster that may run at the same time its own of both.
 #
 # `up` runs `down` first. `down` kills every process in the namespaces (orteds and ranks left on
-# a cut-off host included), deletes them and removes their /etc/netns and Open MPI session
-# directories; it is safe to run at any time.
+# a cut-off host included, Slurm's daemons too), deletes them and removes their /etc/netns, Open
+# MPI session and slurm_cluster.sh state directories; it is safe to run at any time.
 set -u
 PREFIX=${DTRAIN_NETNS_PREFIX:-dtn0-}
 NET=${DTRAIN_NETNS_NET:-10.231.0}
@@ -34,7 +34,8 @@ down() {
     [ "$signal" = TERM ] && [ -n "$(namespaces)" ] && sleep 0.3
   done
   for ns in $(namespaces); do ip netns del "$ns"; done
-  rm -rf /etc/netns/"${PREFIX}"* /tmp/ompi."${PREFIX}"*
+  # /tmp/slurm.*: slurm_cluster.sh's state
+  rm -rf /etc/netns/"${PREFIX}"* /tmp/ompi."${PREFIX}"* /tmp/slurm."${PREFIX}"*
   return 0
 }
 
