@@ -3,14 +3,16 @@
 // Every rank holds the whole net and trains on its own part of each global batch. Parameter
 // gradients are summed over ranks in buckets: the learnable tensors, in the order backward
 // finishes them (last layer first), are packed into buckets of about `bucket_bytes` (the first
-// one small, so that communication starts early; BucketOptions has the default). As soon as the backward hook has passed every
-// layer that writes a bucket's gradients, the bucket is copied out and handed to a communication
-// thread, whose allreduce overlaps the rest of backward. After the first layer's backward the
-// main thread waits for the remaining buckets and writes the sums, divided by the number of
-// ranks, back: N ranks with batch b update exactly as one process with batch N * b (losses are
-// means over the batch). Bucket composition and order are fixed, so runs are reproducible.
-// BroadcastParameters makes rank 0's weights (and BatchNorm statistics) every rank's at the start.
-// The solver never sees any of it: it attaches through Net's backward hook.
+// one small, so that communication starts early; BucketOptions has the default). As soon as the
+// backward hook has passed every layer that writes a bucket's gradients, the bucket is copied
+// out (a one-tensor bucket is summed where it lies) and handed to a communication thread, whose
+// allreduce overlaps the rest of backward. After the first layer's backward the main thread
+// waits for the remaining buckets and writes the sums, divided by the number of ranks, back: N
+// ranks with batch b update exactly as one process with batch N * b (losses are means over the
+// batch). Bucket composition and order are fixed, so runs are reproducible.
+// BroadcastParameters makes rank 0's weights (and BatchNorm statistics) every rank's at the
+// start. The net never sees any of it: it attaches through Net's backward hook; the solver
+// reaches the rest through SolverCollectives.
 //
 // A failed collective is kept in status() (hooks cannot return one) and gradients stop being
 // exchanged; the caller stops training on it. Holds references to the communicator and the net,

@@ -15,8 +15,8 @@ namespace dtrain {
 
 // Divides by `ranks` the batch_size of the Data layers that feed training: in a net shared by
 // both phases (`net`), those included only in TRAIN; in a dedicated `train_net`, all that the
-// TRAIN phase keeps. A batch that does not divide evenly is an error naming the layer. Returns the changed layers as
-// "name: 64 -> 32" for the log.
+// TRAIN phase keeps. A batch that does not divide evenly is an error naming the layer. Returns
+// the changed layers as "name: 64 -> 32" for the log.
 StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int ranks);
 
 }  // namespace dtrain

@@ -81,6 +81,16 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip1" bottom: "label" top: 
                     solver_extra + "\n");
 }
 
+// Replaces the first `from` in the solver file of job `name` by `to`.
+void EditSolver(const testing::TempDir& dir, const std::string& name, const std::string& from,
+                const std::string& to) {
+  const std::string path = dir.Path(name + "_solver.prototxt");
+  std::string text = ReadFile(path);
+  ASSERT_NE(text.find(from), std::string::npos) << from;
+  text.replace(text.find(from), from.size(), to);
+  WriteTextFile(path, text);
+}
+
 std::string Train(const testing::TempDir& dir, const std::string& name, int ranks,
                   const std::string& flags = "") {
   const std::string dtrain = std::string(DTRAIN_BINARY) + " train --threads=1 " + flags +
@@ -106,9 +116,9 @@ TEST(DataParallel, RanksTimesBatchEqualsOneProcessWithTheWholeBatch) {
   EXPECT_NE(two_log.find("Data-parallel: MPI"), std::string::npos) << two_log;
   EXPECT_NE(two_log.find("rank 0 of 2"), std::string::npos) << two_log;
   const double two = RelativeWeightDifference(dir.Path("two_iter_20.caffemodel"),
-                                        dir.Path("one_iter_20.caffemodel"));
+                                              dir.Path("one_iter_20.caffemodel"));
   const double four = RelativeWeightDifference(dir.Path("four_iter_20.caffemodel"),
-                                         dir.Path("one_iter_20.caffemodel"));
+                                               dir.Path("one_iter_20.caffemodel"));
   EXPECT_LE(two, 1e-5);
   EXPECT_LE(four, 1e-5);
   std::cout << "relative weight difference after 20 iterations: 2 ranks " << two << ", 4 ranks "
@@ -129,7 +139,7 @@ TEST(DataParallel, ManySmallBucketsGiveTheSameModel) {
             std::string::npos)
       << log;
   EXPECT_LE(RelativeWeightDifference(dir.Path("two_iter_10.caffemodel"),
-                               dir.Path("one_iter_10.caffemodel")),
+                                     dir.Path("one_iter_10.caffemodel")),
             1e-5);
 }
 
@@ -141,7 +151,8 @@ TEST(DataParallel, TheSameRunTwiceGivesBitIdenticalWeights) {
   WriteJob(dir, "b", 16, 10);
   Train(dir, "a", 2);
   Train(dir, "b", 2);
-  EXPECT_EQ(RelativeWeightDifference(dir.Path("a_iter_10.caffemodel"), dir.Path("b_iter_10.caffemodel")),
+  EXPECT_EQ(RelativeWeightDifference(dir.Path("a_iter_10.caffemodel"),
+                                     dir.Path("b_iter_10.caffemodel")),
             0.0);
 }
 
@@ -158,7 +169,7 @@ TEST(DataParallel, PerRankSourcesReadTheirOwnFiles) {
   Train(dir, "one", 1);
   Train(dir, "two", 2);
   EXPECT_LE(RelativeWeightDifference(dir.Path("two_iter_10.caffemodel"),
-                               dir.Path("one_iter_10.caffemodel")),
+                                     dir.Path("one_iter_10.caffemodel")),
             1e-5);
 }
 
@@ -258,9 +269,7 @@ TEST(DataParallel, ResumingEndsBitIdenticalToTheUninterruptedRun) {
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 72, 1, 12, 10);  // epochs end mid-batch
   WriteJob(dir, "whole", 16, 20);
   WriteJob(dir, "part", 16, 20);
-  std::string text = ReadFile(dir.Path("part_solver.prototxt"));
-  text.replace(text.find("snapshot: 0"), 11, "snapshot: 10");
-  WriteTextFile(dir.Path("part_solver.prototxt"), text);
+  EditSolver(dir, "part", "snapshot: 0", "snapshot: 10");
   Train(dir, "whole", 2);
   Train(dir, "part", 2, "--iterations=10");
   std::filesystem::remove(dir.Path("part_iter_10.caffemodel.tmp"));
@@ -268,7 +277,7 @@ TEST(DataParallel, ResumingEndsBitIdenticalToTheUninterruptedRun) {
       Train(dir, "part", 2, "--snapshot=" + dir.Path("part_iter_10.solverstate"));
   EXPECT_NE(resumed.find("(sent to every rank)"), std::string::npos) << resumed;
   EXPECT_EQ(RelativeWeightDifference(dir.Path("part_iter_20.caffemodel"),
-                               dir.Path("whole_iter_20.caffemodel")),
+                                     dir.Path("whole_iter_20.caffemodel")),
             0.0);
 }
 
@@ -333,14 +342,12 @@ TEST(DataParallel, LinearLearningRateScalingMultipliesByTheRanks) {
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
   WriteJob(dir, "plain", 16, 10);  // base_lr 0.05
   WriteJob(dir, "scaled", 16, 10, "", "lr_scaling: LINEAR");
-  std::string text = ReadFile(dir.Path("scaled_solver.prototxt"));
-  text.replace(text.find("base_lr: 0.05"), 13, "base_lr: 0.025");
-  WriteTextFile(dir.Path("scaled_solver.prototxt"), text);
+  EditSolver(dir, "scaled", "base_lr: 0.05", "base_lr: 0.025");
   Train(dir, "plain", 2);
   const std::string log = Train(dir, "scaled", 2);
   EXPECT_NE(log.find("lr_scaling: LINEAR: base_lr 0.025 x 2 ranks = 0.05"), std::string::npos) << log;
   EXPECT_EQ(RelativeWeightDifference(dir.Path("scaled_iter_10.caffemodel"),
-                               dir.Path("plain_iter_10.caffemodel")),
+                                     dir.Path("plain_iter_10.caffemodel")),
             0.0);
 }
 
@@ -391,7 +398,7 @@ TEST(DataParallel, GlobalBatchSharesTheSolversBatchOverRanks) {
   const std::string log = Train(dir, "two", 2, "--global-batch");
   EXPECT_NE(log.find("--global-batch over 2 rank(s): data: 32 -> 16"), std::string::npos) << log;
   EXPECT_LE(RelativeWeightDifference(dir.Path("two_iter_10.caffemodel"),
-                               dir.Path("one_iter_10.caffemodel")),
+                                     dir.Path("one_iter_10.caffemodel")),
             1e-5);
 }
 
