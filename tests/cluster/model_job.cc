@@ -11,20 +11,27 @@
 
 namespace dtrain::testing {
 
-ModelJob LenetJob(const std::string& train_lmdb) {
+namespace {
+
+ModelJob ShippedJob(const std::string& net, const std::string& solver,
+                    const std::string& train_lmdb) {
   ModelJob job;
-  job.net = "lenet_fashion/lenet_train_test.prototxt";
-  job.solver = "lenet_fashion/lenet_solver.prototxt";
+  job.net = net;
+  job.solver = solver;
   job.train_lmdb = train_lmdb;
   return job;
 }
 
+}  // namespace
+
+ModelJob LenetJob(const std::string& train_lmdb) {
+  return ShippedJob("lenet_fashion/lenet_train_test.prototxt",
+                    "lenet_fashion/lenet_solver.prototxt", train_lmdb);
+}
+
 ModelJob Cifar10QuickJob(const std::string& train_lmdb) {
-  ModelJob job;
-  job.net = "cifar10_quick/cifar10_quick_train_test.prototxt";
-  job.solver = "cifar10_quick/cifar10_quick_solver.prototxt";
-  job.train_lmdb = train_lmdb;
-  return job;
+  return ShippedJob("cifar10_quick/cifar10_quick_train_test.prototxt",
+                    "cifar10_quick/cifar10_quick_solver.prototxt", train_lmdb);
 }
 
 std::string WriteJob(const TempDir& dir, const std::string& name, const ModelJob& job) {
