@@ -16,6 +16,8 @@ packages=(
   # (slurm-wlm-basic-plugins) loads the unversioned libpmix.so at run time, which only libpmix-dev has.
   slurm-wlm munge libpmix-dev
   zlib1g-dev nlohmann-json3-dev
+  libturbojpeg0-dev libpng-dev   # ImageData layer, convert imageset, encoded Datums
+  libasio-dev libssl-dev         # data server: TCP transport (standalone Asio), HMAC (OpenSSL)
   libgtest-dev
   dataset-fashion-mnist
   python3 python3-numpy
