@@ -7,7 +7,9 @@
 // LmdbReader: a read-only cursor held in one long read transaction (MDB_RDONLY | MDB_NOTLS, so
 // the thread that opens it need not be the one that reads). Next() wraps round to the first
 // record after the last, as Caffe's Data layer does. key()/value() point into the memory map and
-// stay valid until the next cursor move or the reader's destruction. One thread at a time.
+// stay valid until the reader's destruction (the end of its read transaction), whatever the cursor
+// does meanwhile; the bytes they view may be read from any thread. Cursor moves: one thread at a
+// time.
 //
 // LmdbWriter: creates a new LMDB and puts (key, value) pairs, committing every kPutsPerCommit
 // puts (and on Close). The map grows (doubles) whenever a transaction hits MDB_MAP_FULL. A writer

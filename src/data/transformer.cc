@@ -7,6 +7,15 @@
 
 namespace dtrain {
 
+TransformationParameter WithLegacyDataFields(TransformationParameter transform,
+                                             const DataParameter& data) {
+  if (data.has_scale() && !transform.has_scale()) transform.set_scale(data.scale());
+  if (data.has_mean_file() && !transform.has_mean_file()) transform.set_mean_file(data.mean_file());
+  if (data.has_crop_size() && !transform.has_crop_size()) transform.set_crop_size(data.crop_size());
+  if (data.has_mirror() && !transform.has_mirror()) transform.set_mirror(data.mirror());
+  return transform;
+}
+
 DataTransformer::DataTransformer(const TransformationParameter& param, Phase phase, uint64_t seed)
     : param_(param), phase_(phase), rng_(seed) {}
 

@@ -29,6 +29,11 @@
 
 namespace dtrain {
 
+// `transform` completed with Caffe's legacy preprocessing fields of data_param (scale, mean_file,
+// crop_size, mirror) where it leaves them unset.
+TransformationParameter WithLegacyDataFields(TransformationParameter transform,
+                                             const DataParameter& data);
+
 class DataTransformer {
  public:
   DataTransformer(const TransformationParameter& param, Phase phase, uint64_t seed);

@@ -23,6 +23,13 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   rewind_status_ = Status::Ok();
   const DataParameter& data = param_.data_param();
   if (data.source().empty()) return Error("data_param.source is not set");
+  if (data.batch_size() == 0) return Error("data_param.batch_size must be positive");
+  batch_size_ = static_cast<int>(data.batch_size());
+  prefetch_depth_ = std::max(1, static_cast<int>(data.prefetch()));
+  transformer_ = std::make_unique<DataTransformer>(
+      WithLegacyDataFields(param_.transform_param(), data), phase_, DeriveSeed(seed_, 0));
+  DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
+  if (IsDataServerUri(data.source())) return WithLayer(SetUpServed(data));
   std::error_code ec;
   if (!std::filesystem::exists(data.source(), ec)) {
     return WithLayer(NotFound("LMDB '" + data.source() + "' does not exist"));
@@ -37,18 +44,6 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
                        (data.has_backend() ? "" : " (Caffe's default when backend is unset)") +
                        "; convert the data set to LMDB and set data_param { backend: LMDB }");
   }
-  if (data.batch_size() == 0) return Error("data_param.batch_size must be positive");
-  batch_size_ = static_cast<int>(data.batch_size());
-  prefetch_depth_ = std::max(1, static_cast<int>(data.prefetch()));
-
-  // Caffe's legacy preprocessing fields in data_param, where transform_param leaves them unset.
-  TransformationParameter transform = param_.transform_param();
-  if (data.has_scale() && !transform.has_scale()) transform.set_scale(data.scale());
-  if (data.has_mean_file() && !transform.has_mean_file()) transform.set_mean_file(data.mean_file());
-  if (data.has_crop_size() && !transform.has_crop_size()) transform.set_crop_size(data.crop_size());
-  if (data.has_mirror() && !transform.has_mirror()) transform.set_mirror(data.mirror());
-  transformer_ = std::make_unique<DataTransformer>(transform, phase_, DeriveSeed(seed_, 0));
-  DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
 
   auto reader = LmdbReader::Open(data.source());
   if (!reader.ok()) return WithLayer(reader.status());
@@ -90,6 +85,7 @@ void DataLayer::SetShard(int index, int count) {
 
 Status DataLayer::Rewind() {
   offset_ = 0;
+  if (!reader_) return Status::Ok();  // a data server: the position is all there is
   DT_RETURN_IF_ERROR(reader_->SeekToFirst());
   for (uint32_t i = 0; i < skip_; ++i) DT_RETURN_IF_ERROR(reader_->Next());
   return Status::Ok();
@@ -97,6 +93,10 @@ Status DataLayer::Rewind() {
 
 Status DataLayer::SeekTo(int64_t offset) {
   DT_RETURN_IF_ERROR(Rewind());
+  if (!reader_) {
+    offset_ = offset;
+    return Status::Ok();
+  }
   // The sequence wraps every Count() records, so only the remainder moves the cursor.
   for (int64_t i = 0; i < offset % reader_->Count(); ++i) DT_RETURN_IF_ERROR(reader_->Next());
   offset_ = offset;
@@ -111,12 +111,12 @@ std::string DataLayer::LoaderState() const {
 }
 
 std::string DataLayer::SaveState() const {
-  if (!reader_) return std::string();  // not set up: nothing read yet
+  if (!transformer_) return std::string();  // not set up: nothing read yet
   return prefetcher_ ? consumed_state_ : LoaderState();
 }
 
 Status DataLayer::RestoreState(const std::string& state) {
-  if (!reader_) return Error("cannot restore the data position before Setup");
+  if (!transformer_) return Error("cannot restore the data position before Setup");
   const size_t newline = state.find('\n');
   int64_t offset = -1;
   try {
@@ -146,6 +146,7 @@ Status DataLayer::Advance() {
 }
 
 Status DataLayer::LoadBatch(Batch* batch) {
+  if (served_) return LoadServedBatch(batch);
   // Error context, built only when something fails.
   auto where = [this] { return "LMDB '" + reader_->path() + "'"; };
   int64_t item_size = 0;
@@ -193,6 +194,7 @@ Status DataLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   DT_RETURN_IF_ERROR(WithLayer(rewind_status_));
   if (!prefetcher_) {
     consumed_state_ = LoaderState();
+    subscribed_ = false;  // a served stream restarts at offset_
     prefetcher_ = std::make_unique<BatchPrefetcher>(
         prefetch_depth_, [this](Batch* batch) { return WithLayer(LoadBatch(batch)); });
   }

@@ -17,6 +17,14 @@
 // A background thread (BatchPrefetcher) prepares batches from the first Forward on; a corrupt
 // record makes Forward return a Status naming the layer and the record's key.
 //
+// Data server (a dtrain extension, docs/data-server.md): with `source: "tcp://HOST:PORT"` the
+// batches come from `dtrain data-server` instead of an LMDB: rank `index` of `count` asks for its
+// strided share, the same records this layer would read from the LMDB itself, so both train
+// alike. Shipped records are transformed here as LMDB records are; shipped float batches were
+// transformed by the server (this layer's transform_param is then unused). data_param's
+// server_timeout bounds the wait for the server, server_auth_file gives the shared secret.
+// batch_size is the per-rank batch.
+//
 // Sharding: SetShard(index, count) makes this layer read only the records at positions
 // index, index + count, index + 2*count, ... of the (wrapping) record sequence, as Caffe's
 // multi-solver Data layer does; the default (0, 1) reads everything. Not thread-safe.
@@ -25,6 +33,7 @@
 #include <memory>
 #include <vector>
 
+#include "data/data_server_client.h"
 #include "data/lmdb_db.h"
 #include "data/prefetch.h"
 #include "data/transformer.h"
@@ -71,6 +80,12 @@ class DataLayer : public Layer {
   std::string LoaderState() const;
   // Fills one batch; runs on the prefetch thread.
   Status LoadBatch(Batch* batch);
+  // The data-server half (data_layer_served.cc): connects and sizes the tops; fills a batch.
+  Status SetUpServed(const DataParameter& data);
+  Status LoadServedBatch(Batch* batch);
+  // Copies one received batch of records (transformed here) or floats into `batch`.
+  Status UnpackRecords(Batch* batch);
+  Status UnpackFloats(Batch* batch);
   // Prefixes "layer 'name' (Data)" to an error.
   Status WithLayer(const Status& status) const;
 
@@ -83,7 +98,10 @@ class DataLayer : public Layer {
   int64_t offset_ = 0;    // position in the record sequence since Rewind
   Status rewind_status_;  // a failed Rewind in SetShard, reported by the next Forward
   std::vector<int> top_shape_;
-  std::unique_ptr<LmdbReader> reader_;
+  std::unique_ptr<LmdbReader> reader_;          // LMDB source
+  std::unique_ptr<DataServerClient> served_;    // tcp:// source
+  bool subscribed_ = false;  // whether served_ streams from offset_ (reset with the prefetcher)
+  ReceivedBatch received_;   // reused by LoadServedBatch
   std::unique_ptr<DataTransformer> transformer_;
   Datum datum_;                 // reused by LoadBatch
   std::string consumed_state_;  // LoaderState() as of the last batch handed out
