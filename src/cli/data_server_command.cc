@@ -106,7 +106,7 @@ Status RunDataServer(const Flags& flags) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   if (!flags.Has("listen")) return InvalidArgument("--listen=tcp://ADDRESS:PORT is required");
-  DT_ASSIGN_OR_RETURN(DataServerEndpoint endpoint, ParseDataServerUri(flags.Get("listen")));
+  DT_ASSIGN_OR_RETURN(DataServerEndpoint endpoint, ParseDataServerUri(flags.Get("listen"), /*listening=*/true));
   DataServerOptions options;
   options.host = endpoint.host;
   options.port = static_cast<uint16_t>(std::stoi(endpoint.port));

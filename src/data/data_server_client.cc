@@ -9,7 +9,7 @@ namespace dtrain {
 
 bool IsDataServerUri(const std::string& source) { return source.rfind("tcp://", 0) == 0; }
 
-StatusOr<DataServerEndpoint> ParseDataServerUri(const std::string& uri) {
+StatusOr<DataServerEndpoint> ParseDataServerUri(const std::string& uri, bool listening) {
   auto bad = [&uri](const std::string& why) {
     return InvalidArgument("bad data server address '" + uri + "' (" + why +
                            "); expected tcp://HOST:PORT");
@@ -34,8 +34,8 @@ StatusOr<DataServerEndpoint> ParseDataServerUri(const std::string& uri) {
   if (endpoint.host.empty()) return bad("no host");
   if (endpoint.port.empty() || endpoint.port.size() > 5 ||
       endpoint.port.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(endpoint.port) == 0 || std::stoi(endpoint.port) > 65535) {
-    return bad("port must be 1-65535");
+      (std::stoi(endpoint.port) == 0 && !listening) || std::stoi(endpoint.port) > 65535) {
+    return bad(listening ? "port must be 0-65535" : "port must be 1-65535");
   }
   return endpoint;
 }

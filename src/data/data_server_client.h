@@ -32,8 +32,9 @@ struct DataServerEndpoint {
   std::string host;
   std::string port;
 };
-// "tcp://HOST:PORT" (an IPv6 HOST in brackets). Errors quote the text and show the form.
-StatusOr<DataServerEndpoint> ParseDataServerUri(const std::string& uri);
+// "tcp://HOST:PORT" (an IPv6 HOST in brackets). Errors quote the text and show the form. Port 0
+// ("any free port") is valid only for a listening address.
+StatusOr<DataServerEndpoint> ParseDataServerUri(const std::string& uri, bool listening = false);
 
 struct DataServerClientOptions {
   std::string uri;

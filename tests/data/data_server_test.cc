@@ -175,6 +175,44 @@ TEST_F(DataServerTest, ServedDataLayerMatchesLmdbDataLayer) {
   }
 }
 
+// A snapshot's data position carries over between a served and an LMDB source, both ways: the
+// resumed layer produces the batch the uninterrupted one would have.
+TEST_F(DataServerTest, DataPositionResumesAcrossServedAndLmdbSources) {
+  auto server = StartServer(Records());
+  ASSERT_TRUE(server);
+  auto layer_for = [&](const std::string& source) {
+    LayerParameter p;
+    p.set_name("data");
+    p.set_type("Data");
+    p.add_top("data");
+    p.add_top("label");
+    p.mutable_data_param()->set_source(source);
+    p.mutable_data_param()->set_batch_size(4);
+    p.mutable_data_param()->set_backend(DataParameter::LMDB);
+    auto layer = testing::MakeLayer(p, TRAIN, 5);
+    static_cast<DataLayer*>(layer.get())->SetShard(1, 2);
+    return layer;
+  };
+  Tensor data, label;
+  TensorVec top{&data, &label};
+  float loss;
+  for (bool from_server : {true, false}) {
+    auto first = layer_for(from_server ? Uri(*server) : lmdb_);
+    ASSERT_TRUE(first->Setup({}, top).ok());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(first->Forward({}, top, &loss).ok());
+    const std::string state = first->SaveState();
+    ASSERT_TRUE(first->Forward({}, top, &loss).ok());
+    const std::vector<float> expected = testing::Values(label);
+    auto second = layer_for(from_server ? lmdb_ : Uri(*server));
+    ASSERT_TRUE(second->Setup({}, top).ok());
+    Status s = second->RestoreState(state);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_TRUE(second->Forward({}, top, &loss).ok());
+    EXPECT_EQ(testing::Values(label), expected) << (from_server ? "served -> LMDB" : "LMDB -> served");
+    EXPECT_EQ(expected, (std::vector<float>{250, 270, 290, 310}));  // records 25, 27, 29, 31
+  }
+}
+
 TEST_F(DataServerTest, ClientResumesItsSequenceAfterTheServerRestarts) {
   auto server = StartServer(Records(4));
   ASSERT_TRUE(server);
