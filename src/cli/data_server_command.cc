@@ -79,6 +79,9 @@ StatusOr<ServedData> ServedDataFromFlags(const Flags& flags) {
     if (!flags.Has("batch-size")) return InvalidArgument("--source needs --batch-size");
     served.shipping = ship == "floats" ? SHIP_FLOATS : SHIP_RECORDS;
   }
+  served.shuffle = flags.GetBool("shuffle");
+  DT_ASSIGN_OR_RETURN(int seed, flags.GetInt("seed"));
+  served.shuffle_seed = static_cast<uint64_t>(seed);
   if (!ship.empty() && ship != "records" && ship != "floats") {
     return InvalidArgument("--ship must be records or floats, not '" + ship + "'");
   }
@@ -130,6 +133,7 @@ Status RunDataServer(const Flags& flags) {
   DT_LOG(INFO) << "data server: serving " << served.source << " (" << maker->record_count()
                << " records, " << (served.shipping == SHIP_RECORDS ? "records" : "float batches")
                << (served.batch_size ? ", batches of " + std::to_string(served.batch_size) : "")
+               << (served.shuffle ? ", shuffled every epoch" : "")
                << (options.secret.empty() ? "" : ", shared secret required") << ")";
   // The exact address, also when the port was 0, for scripts that wait for this line.
   std::printf("listening on tcp://%s:%u\n", options.host.c_str(), server->port());
@@ -156,6 +160,9 @@ Command DataServerCommand() {
            {"solver", "serve the TRAIN Data layer of this solver's net, with its transform"},
            {"ship", "records (workers transform; default with --source) or floats (transformed "
                     "here; default with --solver)"},
+           {"shuffle", "a new record order every epoch (drawn from --seed); the ranks still split "
+                       "each epoch disjointly", true},
+           {"seed", "seed of --shuffle's orders", false, "1"},
            {"auth-file", "shared-secret file: only clients that know it may connect"},
            {"threads", "threads making and sending batches", false, "4"},
            {"queue-depth", "batches made ahead per client", false, "4"},

@@ -32,6 +32,7 @@ StatusOr<std::unique_ptr<BatchMaker>> BatchMaker::Open(const ServedData& data) {
     DT_RETURN_IF_ERROR(reader.Next());
   }
 
+  maker->order_ = std::make_unique<EpochOrder>(reader.Count(), data.shuffle, data.shuffle_seed);
   Datum first;
   DT_RETURN_IF_ERROR(ParseDatum(maker->values_[0], maker->keys_[0], &first)
                          .WithContext("LMDB '" + data.source + "'"));
@@ -74,7 +75,6 @@ std::unique_ptr<DataTransformer> BatchMaker::NewTransformer() const {
 
 StatusOr<OutgoingFrame> BatchMaker::MakeBatch(const DataServerSubscribe& s, int64_t index,
                                               DataTransformer* transformer) const {
-  const int64_t count = record_count();
   DataServerBatch meta;
   meta.set_index(index);
   meta.set_first_position(ServedPosition(index, 0, s.batch_size(), s.rank(), s.world_size()));
@@ -87,12 +87,12 @@ StatusOr<OutgoingFrame> BatchMaker::MakeBatch(const DataServerSubscribe& s, int6
     size_t bytes = 0;
     for (uint32_t i = 0; i < s.batch_size(); ++i) {
       const int64_t position = ServedPosition(index, i, s.batch_size(), s.rank(), s.world_size());
-      bytes += values_[position % count].size();
+      bytes += values_[order_->RecordAt(position)].size();
     }
     frame.body.reserve(bytes);
     for (uint32_t i = 0; i < s.batch_size(); ++i) {
       const int64_t position = ServedPosition(index, i, s.batch_size(), s.rank(), s.world_size());
-      const std::string_view value = values_[position % count];
+      const std::string_view value = values_[order_->RecordAt(position)];
       meta.add_record_size(static_cast<uint32_t>(value.size()));
       frame.body.append(value);
     }
@@ -105,7 +105,6 @@ StatusOr<OutgoingFrame> BatchMaker::MakeBatch(const DataServerSubscribe& s, int6
 
 Status BatchMaker::FillFloats(const DataServerSubscribe& s, int64_t index,
                               DataTransformer* transformer, OutgoingFrame* frame) const {
-  const int64_t count = record_count();
   const int64_t item_size =
       int64_t{item_shape_[0]} * item_shape_[1] * item_shape_[2];
   const int64_t batch = s.batch_size();
@@ -117,7 +116,7 @@ Status BatchMaker::FillFloats(const DataServerSubscribe& s, int64_t index,
   for (int64_t i = 0; i < batch; ++i) {
     const int64_t position =
         ServedPosition(index, static_cast<int>(i), s.batch_size(), s.rank(), s.world_size());
-    const int64_t record = position % count;
+    const int64_t record = order_->RecordAt(position);
     auto where = [&] { return "LMDB '" + data_.source + "'"; };  // built only on errors
     Status status = ParseDatum(values_[record], keys_[record], &datum);
     if (!status.ok()) return status.WithContext(where());

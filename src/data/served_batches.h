@@ -6,7 +6,8 @@
 // positions (k*b + i)*N + r, i = 0..b-1, the sequence wrapping round the records in key order.
 // That is exactly the strided share a Data layer reads with SetShard(r, N), so training from a
 // data server matches training from the LMDB itself, and N ranks together read every record of an
-// epoch once. The assignment is a pure function of (r, N, b, k): a reconnecting or restarted
+// epoch once. With `shuffle`, position p holds the record EpochOrder gives it: every epoch in a
+// new order drawn from the seed, still split disjointly among the ranks. The assignment is a pure function of (r, N, b, k): a reconnecting or restarted
 // client asks for the batch it needs and gets the same records.
 //
 // SHIP_RECORDS batches carry the stored values untouched; SHIP_FLOATS batches are parsed and
@@ -24,6 +25,7 @@
 
 #include "core/status.h"
 #include "data/data_server_frame.h"
+#include "data/epoch_order.h"
 #include "data/lmdb_db.h"
 #include "data/transformer.h"
 #include "proto/data_server.pb.h"
@@ -37,6 +39,8 @@ struct ServedData {
   uint32_t batch_size = 0;      // the per-rank batch clients must ask for; 0: any
   TransformationParameter transform;  // SHIP_FLOATS: applied to every record
   Phase phase = TRAIN;                // SHIP_FLOATS: TRAIN crops at random, TEST centres
+  bool shuffle = false;               // a new record order every epoch (epoch_order.h)
+  uint64_t shuffle_seed = 1;
 };
 
 // The sequence position of item `item` of batch `batch` for rank `rank` of `world_size`.
@@ -86,6 +90,7 @@ class BatchMaker {
 
   ServedData data_;
   std::unique_ptr<LmdbReader> reader_;   // keeps the values below mapped
+  std::unique_ptr<EpochOrder> order_;
   std::vector<std::string_view> keys_;   // in key order
   std::vector<std::string_view> values_;
   std::vector<int> item_shape_;          // SHIP_FLOATS: C, H, W after the transform

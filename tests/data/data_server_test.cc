@@ -126,6 +126,45 @@ TEST_F(DataServerTest, ThreeRanksGetDisjointBatchesCoveringTheEpochOnce) {
   EXPECT_EQ(all, expected);
 }
 
+// Shuffled: each epoch in a new order, still split disjointly among the ranks; the same seed gives
+// the same orders.
+TEST_F(DataServerTest, ShuffledEpochsAreSplitDisjointlyAndRepeatForTheSameSeed) {
+  auto serve = [&](uint64_t seed) {
+    ServedData data = Records(5);
+    data.shuffle = true;
+    data.shuffle_seed = seed;
+    auto server = StartServer(data);
+    std::vector<int> sequence;  // positions 0, 1, 2, ... over two epochs, interleaving the ranks
+    std::vector<std::vector<int>> by_rank(3);
+    for (int rank = 0; rank < 3; ++rank) {
+      auto client = Connect(*server);
+      EXPECT_TRUE(client.ok());
+      EXPECT_TRUE((*client)->Subscribe(Subscription(rank, 3, 5)).ok());
+      ReceivedBatch batch;
+      for (int k = 0; k < 8; ++k) {
+        EXPECT_TRUE((*client)->Next(&batch).ok());
+        for (int r : RecordsOf(batch)) by_rank[rank].push_back(r);
+      }
+    }
+    for (int i = 0; i < 40; ++i) {
+      for (int rank = 0; rank < 3; ++rank) sequence.push_back(by_rank[rank][i]);
+    }
+    return sequence;
+  };
+  const std::vector<int> a = serve(11), b = serve(11), c = serve(12);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  std::vector<int> key_order(60);
+  for (int i = 0; i < 60; ++i) key_order[i] = i;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    std::vector<int> records(a.begin() + 60 * epoch, a.begin() + 60 * (epoch + 1));
+    EXPECT_NE(records, key_order) << "epoch " << epoch;
+    std::sort(records.begin(), records.end());
+    EXPECT_EQ(records, key_order) << "epoch " << epoch << " holds every record once";
+  }
+  EXPECT_FALSE(std::equal(a.begin(), a.begin() + 60, a.begin() + 60)) << "a new order each epoch";
+}
+
 // A Data layer fed by the server produces exactly what a Data layer reading the LMDB produces,
 // with random crops and mirrors, in both shipping modes and for each of 2 shards.
 TEST_F(DataServerTest, ServedDataLayerMatchesLmdbDataLayer) {
