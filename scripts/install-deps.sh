@@ -19,6 +19,7 @@ packages=(
   libturbojpeg0-dev libpng-dev   # ImageData layer, convert imageset, encoded Datums
   libasio-dev libssl-dev         # data server: TCP transport (standalone Asio), HMAC (OpenSSL)
   libgtest-dev
+  clang libclang-rt-14-dev       # scripts/fuzz.sh: libFuzzer, ASan, UBSan
   dataset-fashion-mnist
   python3 python3-numpy
   "$@"

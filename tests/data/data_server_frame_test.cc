@@ -1,6 +1,8 @@
-// The frame codec: round trips, each rejected header, and a fuzz run over random and mutated
-// bytes (the codec must return a frame or an error, never crash or over-read).
+// The frame codec: round trips, each rejected header, and the fuzz target (tests/fuzz/) over
+// 100000 random and mutated inputs in every test run; scripts/fuzz.sh runs it under libFuzzer.
 #include "data/data_server_frame.h"
+
+#include "fuzz/frame_fuzz_target.h"
 
 #include <gtest/gtest.h>
 
@@ -70,30 +72,6 @@ TEST(DataServerFrameTest, ParseChecksTheTypeAndReportsPeerErrors) {
             "malformed REQUEST message");
 }
 
-// Decodes every frame in `bytes` and parses each meta as the message its type names.
-void DecodeAll(const std::string& bytes, const FrameLimits& limits) {
-  std::string_view rest = bytes;
-  while (!rest.empty()) {
-    FrameView frame;
-    auto used = DecodeFrame(rest, limits, &frame);
-    if (!used.ok() || *used == 0) return;
-    ASSERT_LE(*used, rest.size());
-    DataServerChallenge challenge;
-    DataServerHello hello;
-    DataServerWelcome welcome;
-    DataServerSubscribe subscribe;
-    DataServerRequest request;
-    DataServerBatch batch;
-    DataServerError error;
-    google::protobuf::MessageLite* messages[] = {&challenge, &hello,   &welcome, &subscribe,
-                                                 &request,   &batch,   &error};
-    const int type = static_cast<int>(frame.header.type);
-    ParseFrameMeta(frame.header.type, frame.meta, frame.header.type, messages[type - 1])
-        .IgnoreError();
-    rest.remove_prefix(*used);
-  }
-}
-
 TEST(DataServerFrameTest, SurvivesRandomAndMutatedInput) {
   std::mt19937 rng(12345);
   DataServerSubscribe subscribe;
@@ -116,7 +94,7 @@ TEST(DataServerFrameTest, SurvivesRandomAndMutatedInput) {
       }
       if (rng() % 3 == 0) bytes.resize(rng() % bytes.size());
     }
-    DecodeAll(bytes, i % 3 == 0 ? kClientFrameLimits : kServerFrameLimits);
+    FuzzDataServerFrames(bytes);
   }
 }
 
