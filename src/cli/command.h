@@ -26,6 +26,12 @@ Command ConvertCommand();
 Command ComputeMeanCommand();
 Command CheckCommand();
 Command DataServerCommand();
+Command LaunchCommand();
+Command PreflightCommand();
+Command VersionCommand();
+
+// This binary's version: the project version and the commit it was configured at.
+std::string DtrainVersion();
 
 // Applies --threads (0 or absent: all cores) to the BLAS and any kernel thread pools.
 Status ApplyThreadsFlag(const Flags& flags);

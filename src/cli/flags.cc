@@ -16,7 +16,11 @@ StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args,
   for (const FlagSpec& f : known) flags.defaults_[f.name] = f.default_value;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg.size() < 2 || arg[0] != '-' || arg == "--") {
+    if (arg == "--") {  // the rest belongs to another command (dtrain launch ... -- train ...)
+      flags.after_dashes_.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {
       flags.positional_.push_back(arg);
       continue;
     }

@@ -1,6 +1,7 @@
 // Command-line flags in both Caffe's and GNU style: `-solver x`, `-solver=x`, `--solver x`,
 // `--solver=x`; boolean flags take no value (`--verbose`) or an explicit one (`--verbose=false`).
-// Each command declares the flags it knows; an unknown flag is an error listing them.
+// Each command declares the flags it knows; an unknown flag is an error listing them. "--" ends
+// the flags: what follows is kept, unparsed, in after_dashes().
 // Value type, no global state.
 #pragma once
 
@@ -33,11 +34,13 @@ class Flags {
   StatusOr<int> GetInt(const std::string& name) const;
   bool GetBool(const std::string& name) const;
   const std::vector<std::string>& positional() const { return positional_; }
+  const std::vector<std::string>& after_dashes() const { return after_dashes_; }
 
  private:
   std::map<std::string, std::string> values_;
   std::map<std::string, std::string> defaults_;
   std::vector<std::string> positional_;
+  std::vector<std::string> after_dashes_;
 };
 
 // "  --name  help (default: x)" lines for a usage message.

@@ -10,7 +10,8 @@ namespace {
 std::vector<dtrain::Command> AllCommands() {
   return {dtrain::TrainCommand(),   dtrain::TestCommand(),        dtrain::TimeCommand(),
           dtrain::CheckCommand(),   dtrain::ConvertCommand(),     dtrain::ComputeMeanCommand(),
-          dtrain::DataServerCommand()};
+          dtrain::DataServerCommand(), dtrain::LaunchCommand(),    dtrain::PreflightCommand(),
+          dtrain::VersionCommand()};
 }
 
 void PrintUsage(const std::vector<dtrain::Command>& commands) {
@@ -23,6 +24,10 @@ void PrintUsage(const std::vector<dtrain::Command>& commands) {
 
 int main(int argc, char** argv) {
   const std::vector<dtrain::Command> commands = AllCommands();
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    std::printf("dtrain %s\n", dtrain::DtrainVersion().c_str());
+    return 0;
+  }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
       std::string(argv[1]) == "help") {
     PrintUsage(commands);
@@ -33,6 +38,7 @@ int main(int argc, char** argv) {
     if (command.name != name) continue;
     std::vector<std::string> args(argv + 2, argv + argc);
     for (const std::string& a : args) {
+      if (a == "--") break;  // what follows is another command's (dtrain launch ... -- train ...)
       if (a == "--help" || a == "-help" || a == "-h") {
         std::printf("usage: dtrain %s [flags] %s\n%s\n\nflags:\n%s", name.c_str(),
                     command.usage.c_str(), command.summary.c_str(),

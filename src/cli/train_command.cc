@@ -156,14 +156,17 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   }
   if (flags.Has("gpu")) DT_LOG(INFO) << "--gpu given; dtrain trains on the CPU.";
   SolverParameter param;
-  DT_RETURN_IF_ERROR(ReadTextProto(flags.Get("solver"), &param));
+  // "%#"/"%*" in --solver name per-rank solver files (dtrain launch --per-worker-files).
+  const std::string solver_file =
+      ExpandRankPattern(flags.Get("solver"), communicator.rank(), communicator.size());
+  DT_RETURN_IF_ERROR(ReadTextProto(solver_file, &param));
   if (flags.Has("iterations")) {
     DT_ASSIGN_OR_RETURN(int max_iter, flags.GetInt("iterations"));
     param.set_max_iter(max_iter);
   }
   // Caffe's rule: no snapshot_prefix means the solver file's path without extension; a prefix
   // naming a directory gets the solver file's name appended.
-  const std::filesystem::path solver_path(flags.Get("solver"));
+  const std::filesystem::path solver_path(solver_file);
   if (param.snapshot_prefix().empty()) {
     param.set_snapshot_prefix((solver_path.parent_path() / solver_path.stem()).string());
   } else if (param.snapshot_prefix().back() == '/') {

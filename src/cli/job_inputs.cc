@@ -1,0 +1,79 @@
+#include "cli/job_inputs.h"
+
+#include <algorithm>
+
+#include "core/proto_io.h"
+#include "data/data_server_client.h"
+#include "dist/rank_paths.h"
+#include "proto/solver.pb.h"
+
+namespace dtrain {
+namespace {
+
+void Add(std::vector<std::string>* paths, const std::string& path) {
+  if (!path.empty() && std::find(paths->begin(), paths->end(), path) == paths->end()) {
+    paths->push_back(path);
+  }
+}
+
+void AddNetInputs(const NetParameter& net, int rank, int world, std::vector<std::string>* paths) {
+  for (const LayerParameter& layer : net.layer()) {
+    if (layer.type() == "Data" && !IsDataServerUri(layer.data_param().source())) {
+      Add(paths, ExpandRankPattern(layer.data_param().source(), rank, world));
+    } else if (layer.type() == "ImageData") {
+      Add(paths, ExpandRankPattern(layer.image_data_param().source(), rank, world));
+      Add(paths, layer.image_data_param().root_folder());
+    }
+    if (layer.transform_param().has_mean_file()) Add(paths, layer.transform_param().mean_file());
+  }
+}
+
+void AddNetFile(const std::string& path, int rank, int world, std::vector<std::string>* paths) {
+  Add(paths, path);
+  NetParameter net;
+  if (ReadTextProto(path, &net).ok()) AddNetInputs(net, rank, world, paths);
+}
+
+}  // namespace
+
+std::string JobFlagValue(const std::vector<std::string>& args, const std::string& name) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    for (const std::string& prefix : {"--" + name, "-" + name}) {
+      if (args[i].rfind(prefix + "=", 0) == 0) return args[i].substr(prefix.size() + 1);
+      if (args[i] == prefix && i + 1 < args.size()) return args[i + 1];
+    }
+  }
+  return "";
+}
+
+std::vector<std::string> JobInputPaths(const std::vector<std::string>& job,
+                                       const std::vector<int>& ranks, int world) {
+  std::vector<std::string> paths;
+  for (int rank : ranks) {
+    for (const char* flag : {"weights", "snapshot"}) {
+      Add(&paths, ExpandRankPattern(JobFlagValue(job, flag), rank, world));
+    }
+    const std::string model = JobFlagValue(job, "model");
+    if (!model.empty()) AddNetFile(model, rank, world, &paths);
+    const std::string solver_path = ExpandRankPattern(JobFlagValue(job, "solver"), rank, world);
+    if (solver_path.empty()) continue;
+    Add(&paths, solver_path);
+    SolverParameter solver;
+    if (!ReadTextProto(solver_path, &solver).ok()) continue;
+    for (const std::string& net : {solver.net(), solver.train_net()}) {
+      if (!net.empty()) AddNetFile(ExpandRankPattern(net, rank, world), rank, world, &paths);
+    }
+    for (const std::string& net : solver.test_net()) AddNetFile(net, rank, world, &paths);
+    if (solver.has_net_param()) AddNetInputs(solver.net_param(), rank, world, &paths);
+    if (solver.has_train_net_param()) AddNetInputs(solver.train_net_param(), rank, world, &paths);
+  }
+  return paths;
+}
+
+std::vector<std::string> DataServerInputPaths(const std::vector<std::string>& args) {
+  std::vector<std::string> paths;
+  for (const char* flag : {"source", "solver", "auth-file"}) Add(&paths, JobFlagValue(args, flag));
+  return paths;
+}
+
+}  // namespace dtrain
