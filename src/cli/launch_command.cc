@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <sstream>
 #include <thread>
 
 #include "cli/command.h"
@@ -122,9 +123,16 @@ std::vector<std::string> HostVerdict(int exit_code, const std::string& output, i
   if (exit_code == 124 || exit_code == 137) {
     return {"unreachable: no answer within " + std::to_string(timeout_s) + " s"};
   }
-  const std::string first_line = output.substr(0, output.find('\n'));
-  return {"unreachable (exit " + std::to_string(exit_code) + "): " +
-          (first_line.empty() ? "no output" : first_line)};
+  // The launcher's first line of text (Open MPI frames its messages with lines of dashes).
+  std::string reason = "no output";
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find_first_not_of("- \t") != std::string::npos) {
+      reason = line;
+      break;
+    }
+  }
+  return {"unreachable (exit " + std::to_string(exit_code) + "): " + reason};
 }
 
 Status RunPreflightOnHosts(const LaunchOptions& options, const LaunchPlan& plan,

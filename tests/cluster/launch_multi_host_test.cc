@@ -1,0 +1,122 @@
+// `dtrain launch` and the recipes in scripts/ on the hosts of a NetnsCluster: the launcher runs
+// in the root namespace and reaches the hosts through the harness's mpirun (tests/cluster/
+// mpirun.sh), as it would through ssh on a real cluster. Suite MultiHostLaunch runs alone, like
+// MultiHost (tests/CMakeLists.txt).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "cluster/netns_cluster.h"
+#include "data/data_test_util.h"
+#include "testing/run_command.h"
+
+namespace dtrain {
+namespace {
+
+using testing::CommandResult;
+using testing::NetnsCluster;
+using testing::TempDir;
+
+// Cluster ids of this file (multi_host_test.cc: 1..19, data server: 20..29, Slurm scripts: 30..39).
+enum ClusterId { kCifarRecipeCluster = 40, kPreflightCluster, kGooglenetRecipeCluster };
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A hostfile with one slot on each of the cluster's hosts.
+std::string WriteHostfile(const NetnsCluster& cluster, const TempDir& dir) {
+  std::string text = "# the test cluster; the first host is the master\n";
+  for (int i = 0; i < cluster.hosts(); ++i) text += cluster.Host(i) + " slots=1\n";
+  testing::WriteTextFile(dir.Path("hosts"), text);
+  return dir.Path("hosts");
+}
+
+// dtrain launch flags for the harness: its mpirun, no binding (the hosts share this machine's
+// cores), one compute thread per rank.
+std::string HarnessLaunchFlags(const NetnsCluster& cluster) {
+  return "--bind=none --threads-per-rank=1 --mpirun=" + std::string(DTRAIN_SOURCE_DIR) +
+         "/tests/cluster/mpirun.sh";
+}
+
+// CIFAR-10's binary batches in miniature: `per_file` records of label byte + 3072 pixel bytes.
+void WriteCifarBatches(const std::string& dir, int per_file) {
+  std::filesystem::create_directories(dir);
+  std::mt19937 rng(3);
+  for (const std::string name : {"data_batch_1", "data_batch_2", "data_batch_3", "data_batch_4",
+                                 "data_batch_5", "test_batch"}) {
+    std::ofstream out(dir + "/" + name + ".bin", std::ios::binary);
+    for (int i = 0; i < per_file; ++i) {
+      out.put(static_cast<char>(i % 10));
+      for (int j = 0; j < 3072; ++j) out.put(static_cast<char>(rng() % 256));
+    }
+  }
+}
+
+class MultiHostLaunch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string why = NetnsCluster::Unavailable();
+    if (!why.empty()) GTEST_SKIP() << "no network-namespace cluster here: " << why;
+  }
+};
+
+TEST_F(MultiHostLaunch, Cifar10RecipeTrainsOnThreeHostsFedByTheDataServer) {
+  TempDir dir;
+  NetnsCluster cluster(kCifarRecipeCluster, 3);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  WriteCifarBatches(dir.Path("cifar"), 60);
+  const std::string command =
+      "timeout -s KILL 600 env " + cluster.Environment() + " HOSTFILE=" +
+      WriteHostfile(cluster, dir) + " CIFAR_DIR=" + dir.Path("cifar") + " WORK=" +
+      dir.Path("work") + " BATCH_PER_NODE=10 ITERATIONS=6 TEST_ITER=3 TEST_INTERVAL=6 DTRAIN=" +
+      DTRAIN_BINARY + " LAUNCH_FLAGS='" + HarnessLaunchFlags(cluster) + "' bash " +
+      DTRAIN_SOURCE_DIR + "/scripts/run_cifar10_multinode.sh";
+  const CommandResult r = testing::RunShell(command);
+  std::cout << r.output.substr(r.output.size() > 4000 ? r.output.size() - 4000 : 0) << "\n";
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "pre-flight on 3 host(s)")) << r.output;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(Contains(r.output, "  " + cluster.Host(i) + ": ok\n")) << r.output;
+    // Each rank subscribed from its own host.
+    EXPECT_TRUE(Contains(r.output, "rank " + std::to_string(i) + " of 3, batches of 10")) << r.output;
+  }
+  EXPECT_TRUE(Contains(r.output, "Test net output")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "launch: stopping the data server")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "data server: served ")) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir.Path("work/cifar10_full_iter_6.caffemodel")));
+}
+
+TEST_F(MultiHostLaunch, PreflightNamesADownHostAndAMissingDataPath) {
+  TempDir dir;
+  NetnsCluster cluster(kPreflightCluster, 3);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  testing::WriteTextFile(dir.Path("net.prototxt"), R"(
+    layer { name: "d" type: "Data" top: "data" top: "label"
+            data_param { source: ")" + dir.Path("no_such_lmdb") + R"(" batch_size: 4 } }
+    layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 2 } }
+    layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" })");
+  testing::WriteTextFile(dir.Path("solver.prototxt"), "net: '" + dir.Path("net.prototxt") +
+                                                          "'\nbase_lr: 0.1\nmax_iter: 2\n");
+  cluster.LinkDown(2);
+  const std::string launch = "timeout -s KILL 120 env " + cluster.Environment() + " " +
+                             DTRAIN_BINARY + " launch --hostfile=" + WriteHostfile(cluster, dir) +
+                             " " + HarnessLaunchFlags(cluster) +
+                             " --preflight-timeout=10 -- train --solver=" + dir.Path("solver.prototxt");
+  const CommandResult r = testing::RunShell(launch);
+  std::cout << r.output << "\n";
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(Contains(r.output, "  " + cluster.Host(0) + ": missing: " + dir.Path("no_such_lmdb")))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "  " + cluster.Host(1) + ": missing: " + dir.Path("no_such_lmdb")))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "  " + cluster.Host(2) + ": unreachable")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "pre-flight failed on 3 of 3 host(s)")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "Solving")) << "nothing may start after a failed pre-flight";
+}
+
+}  // namespace
+}  // namespace dtrain
