@@ -9,9 +9,12 @@
 #include <iostream>
 #include <random>
 
+#include "cluster/model_job.h"
 #include "cluster/netns_cluster.h"
+#include "cluster/slurm_cluster.h"
 #include "data/data_test_util.h"
 #include "testing/run_command.h"
+#include "testing/trainable_data.h"
 
 namespace dtrain {
 namespace {
@@ -21,7 +24,12 @@ using testing::NetnsCluster;
 using testing::TempDir;
 
 // Cluster ids of this file (multi_host_test.cc: 1..19, data server: 20..29, Slurm scripts: 30..39).
-enum ClusterId { kCifarRecipeCluster = 40, kPreflightCluster, kGooglenetRecipeCluster };
+enum ClusterId {
+  kCifarRecipeCluster = 40,
+  kPreflightCluster,
+  kGooglenetRecipeCluster,
+  kSlurmLaunchCluster,
+};
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -116,6 +124,36 @@ TEST_F(MultiHostLaunch, PreflightNamesADownHostAndAMissingDataPath) {
   EXPECT_TRUE(Contains(r.output, "  " + cluster.Host(2) + ": unreachable")) << r.output;
   EXPECT_TRUE(Contains(r.output, "pre-flight failed on 3 of 3 host(s)")) << r.output;
   EXPECT_FALSE(Contains(r.output, "Solving")) << "nothing may start after a failed pre-flight";
+}
+
+// Inside a Slurm allocation (salloc on host 0), launch runs its pre-flight and the ranks as srun
+// steps, with no mpirun at all.
+TEST_F(MultiHostLaunch, InsideASlurmAllocationTheStepsAreSrun) {
+  const std::string why = testing::SlurmCluster::Unavailable();
+  if (!why.empty()) GTEST_SKIP() << "no Slurm here: " << why;
+  TempDir dir;
+  NetnsCluster cluster(kSlurmLaunchCluster, 2);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  testing::SlurmCluster slurm(cluster);
+  ASSERT_TRUE(slurm.ok()) << slurm.up_output();
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 128, 1, 28, 10);
+  testing::ModelJob job = testing::LenetJob(dir.Path("lmdb"));
+  job.batch = 16;
+  job.iterations = 10;
+  const std::string solver = testing::WriteJob(dir, "slurm", job);
+  // srun.sh's settings, but salloc instead of srun: the allocation's shell command is launch.
+  const std::string net = "10.231." + std::to_string(kSlurmLaunchCluster);
+  const CommandResult r = cluster.Run(
+      0, "timeout -s KILL 300 env SLURM_CONF=/tmp/slurm." + cluster.prefix() +
+             "/slurm.conf OMPI_MCA_btl_tcp_if_include=" + net + ".0/24 OMPI_MCA_oob_tcp_if_include=" +
+             net + ".0/24 OMPI_MCA_mpi_yield_when_idle=1 salloc -N2 -n2 " + DTRAIN_BINARY +
+             " launch --hostfile=" + WriteHostfile(cluster, dir) +
+             " --bind=none --threads-per-rank=1 -- train --solver=" + solver);
+  std::cout << r.output.substr(r.output.size() > 3000 ? r.output.size() - 3000 : 0) << "\n";
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "pre-flight on 2 host(s)")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "launch: training: srun --mpi=pmix --overlap -n 2")) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(testing::WeightsPath(dir, "slurm", 10)));
 }
 
 }  // namespace
