@@ -118,8 +118,10 @@ Status RunDataServer(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(int idle, flags.GetInt("idle-timeout"));
   DT_ASSIGN_OR_RETURN(int handshake, flags.GetInt("handshake-timeout"));
   DT_ASSIGN_OR_RETURN(int log_interval, flags.GetInt("log-interval"));
-  if (options.threads < 1 || options.queue_depth < 1 || idle < 1 || handshake < 1) {
-    return InvalidArgument("--threads, --queue-depth and the timeouts must be positive");
+  DT_ASSIGN_OR_RETURN(options.max_clients, flags.GetInt("max-clients"));
+  if (options.threads < 1 || options.queue_depth < 1 || idle < 1 || handshake < 1 ||
+      options.max_clients < 1) {
+    return InvalidArgument("--threads, --queue-depth, --max-clients and the timeouts must be positive");
   }
   options.idle_timeout_s = idle;
   options.handshake_timeout_s = handshake;
@@ -169,7 +171,8 @@ Command DataServerCommand() {
            {"handshake-timeout", "seconds a client has to authenticate, and to finish any frame",
             false, "10"},
            {"idle-timeout", "seconds a subscribed client may stay silent", false, "3600"},
-           {"log-interval", "seconds between throughput lines; 0: none", false, "10"}},
+           {"log-interval", "seconds between throughput lines; 0: none", false, "10"},
+           {"max-clients", "connections served at once; more are refused", false, "256"}},
           RunDataServer};
 }
 

@@ -87,7 +87,14 @@ class DataServer::Impl {
     acceptor_.async_accept(asio::make_strand(io_), [this](asio::error_code ec,
                                                           asio::ip::tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-      if (!ec) {
+      if (!ec && shared_.clients_now >= shared_.options.max_clients) {
+        asio::error_code ignored;
+        DT_LOG(WARNING) << "data server: refusing a connection from "
+                        << socket.remote_endpoint(ignored).address().to_string() << ": already "
+                        << shared_.options.max_clients << " clients (--max-clients)";
+        ++shared_.rejected;
+        socket.close(ignored);
+      } else if (!ec) {
         auto session = std::make_shared<DataServerSession>(std::move(socket), &shared_);
         {
           std::lock_guard<std::mutex> lock(sessions_mutex_);

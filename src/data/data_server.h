@@ -10,7 +10,8 @@
 // that many batches in memory, and never slows the others). Batches are made on the pool
 // (BatchMaker), one at a time per session.
 //
-// Hostile peers: every frame is checked against size limits before anything is allocated; the
+// Hostile peers: at most `max_clients` connections at a time (more are closed at once, logged);
+// every frame is checked against size limits before anything is allocated; the
 // handshake and any frame once begun must complete within `handshake_timeout_s`, and a subscribed
 // client must send something every `idle_timeout_s`; a bad frame, a wrong answer, a timeout or a
 // disconnect closes that one session (with an ERROR frame saying why where possible) and is
@@ -39,6 +40,7 @@ struct DataServerOptions {
   double handshake_timeout_s = 10;
   double idle_timeout_s = 3600;
   double log_interval_s = 10;      // 0: no periodic throughput lines
+  int max_clients = 256;           // connections beyond this are closed at once
 };
 
 // Counts since Start, for logs, tests and benchmarks.

@@ -1,5 +1,6 @@
 #include "data/served_batches.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "data/datum.h"
@@ -29,6 +30,7 @@ StatusOr<std::unique_ptr<BatchMaker>> BatchMaker::Open(const ServedData& data) {
   for (int64_t i = 0; i < reader.Count(); ++i) {
     maker->keys_.push_back(reader.key());
     maker->values_.push_back(reader.value());
+    maker->largest_record_ = std::max<uint64_t>(maker->largest_record_, reader.value().size());
     DT_RETURN_IF_ERROR(reader.Next());
   }
 
@@ -65,6 +67,18 @@ Status BatchMaker::CheckSubscription(const DataServerSubscribe& s) const {
                            std::to_string(s.batch_size()) + " (data_param.batch_size)");
   }
   if (s.first_batch() < 0) return InvalidArgument("first_batch must not be negative");
+  // Every batch must fit a frame (what a client accepts), and positions must not overflow.
+  const uint64_t item_bytes =
+      data_.shipping == SHIP_FLOATS
+          ? (uint64_t{1} + uint64_t(item_shape_[0]) * item_shape_[1] * item_shape_[2]) * sizeof(float)
+          : largest_record_;
+  if (uint64_t{s.batch_size()} * item_bytes > kServerFrameLimits.max_body) {
+    return InvalidArgument("a batch of " + std::to_string(s.batch_size()) + " records would exceed " +
+                           std::to_string(kServerFrameLimits.max_body >> 20) + " MiB");
+  }
+  if (s.first_batch() > (int64_t{1} << 62) / (int64_t{s.batch_size()} * s.world_size()) - 1) {
+    return InvalidArgument("first_batch " + std::to_string(s.first_batch()) + " is out of range");
+  }
   return Status::Ok();
 }
 

@@ -72,7 +72,8 @@ class BatchMaker {
   const DataServerWelcome& welcome() const { return welcome_; }
 
   // Checks a client's subscription: 0 <= rank < world_size, a positive batch (the server's if it
-  // has one), first_batch >= 0. The error is sent to the client and logged.
+  // has one) whose frames fit kServerFrameLimits, 0 <= first_batch with positions that cannot
+  // overflow. The error is sent to the client and logged.
   Status CheckSubscription(const DataServerSubscribe& subscribe) const;
 
   // A transformer for SHIP_FLOATS batches (null for SHIP_RECORDS); one per concurrent caller.
@@ -94,6 +95,7 @@ class BatchMaker {
   std::vector<std::string_view> keys_;   // in key order
   std::vector<std::string_view> values_;
   std::vector<int> item_shape_;          // SHIP_FLOATS: C, H, W after the transform
+  uint64_t largest_record_ = 0;          // bytes
   DataServerWelcome welcome_;
 };
 

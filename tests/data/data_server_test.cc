@@ -24,7 +24,8 @@ namespace {
 using testing::TempDir;
 
 std::unique_ptr<DataServer> StartServer(const ServedData& data, const std::string& secret = "",
-                                        uint16_t port = 0, double handshake_timeout_s = 10) {
+                                        uint16_t port = 0, double handshake_timeout_s = 10,
+                                        int max_clients = 256) {
   auto maker = BatchMaker::Open(data);
   EXPECT_TRUE(maker.ok()) << maker.status().message();
   if (!maker.ok()) return nullptr;
@@ -33,6 +34,7 @@ std::unique_ptr<DataServer> StartServer(const ServedData& data, const std::strin
   options.threads = 2;
   options.secret = secret;
   options.handshake_timeout_s = handshake_timeout_s;
+  options.max_clients = max_clients;
   options.log_interval_s = 0;
   auto server = DataServer::Start(options, std::shared_ptr<const BatchMaker>(std::move(*maker)));
   EXPECT_TRUE(server.ok()) << server.status().message();
@@ -310,6 +312,42 @@ TEST_F(DataServerTest, MismatchedBatchSizeIsRefused) {
   Status s = (*client)->Next(&batch);
   EXPECT_EQ(s.message(), "data server " + Uri(*server) + ": the data server refused: this server "
             "serves batches of 5 records per rank; the client asks for 8 (data_param.batch_size)");
+}
+
+// Connections beyond --max-clients are closed at once; a client keeps trying until one leaves.
+TEST_F(DataServerTest, ConnectionsBeyondMaxClientsAreRefused) {
+  auto server = StartServer(Records(), "", 0, 10, /*max_clients=*/2);
+  ASSERT_TRUE(server);
+  auto first = Connect(*server);
+  auto second = Connect(*server);
+  ASSERT_TRUE(first.ok() && second.ok());
+  auto third = Connect(*server, "", /*timeout_s=*/1);
+  ASSERT_FALSE(third.ok());
+  EXPECT_NE(third.status().message().find("did not answer within 1 s"), std::string::npos)
+      << third.status().message();
+  EXPECT_GE(server->totals().rejected, 1);
+  first->reset();
+  auto fourth = Connect(*server, "", 5);
+  EXPECT_TRUE(fourth.ok()) << fourth.status().message();
+}
+
+// Subscriptions that would make the server allocate without bound or overflow are refused.
+TEST_F(DataServerTest, OversizedBatchesAndPositionsAreRefused) {
+  auto server = StartServer(Records());
+  ASSERT_TRUE(server);
+  ReceivedBatch batch;
+  auto client = Connect(*server);
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->Subscribe(Subscription(0, 1, 1u << 30)).ok());
+  EXPECT_EQ((*client)->Next(&batch).message(),
+            "data server " + Uri(*server) + ": the data server refused: a batch of 1073741824 "
+            "records would exceed 1024 MiB");
+  client = Connect(*server);
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->Subscribe(Subscription(0, 2, 8, int64_t{1} << 61)).ok());
+  EXPECT_EQ((*client)->Next(&batch).message(),
+            "data server " + Uri(*server) + ": the data server refused: first_batch "
+            "2305843009213693952 is out of range");
 }
 
 TEST(DataServerClientTest, NoServerIsATimeoutNamingTheAddress) {
