@@ -16,7 +16,12 @@ StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args,
   for (const FlagSpec& f : known) flags.defaults_[f.name] = f.default_value;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg.size() < 2 || arg[0] != '-' || arg == "--") {
+    if (arg == "--") {
+      flags.has_dashdash_ = true;
+      flags.after_dashdash_.assign(args.begin() + i + 1, args.end());
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {
       flags.positional_.push_back(arg);
       continue;
     }
