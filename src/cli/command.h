@@ -33,7 +33,8 @@ Command ConvertCommand();
 Command ComputeMeanCommand();
 Command CheckCommand();
 Command DataServerCommand();
-Command HostsCommand();         // hosts_command.cc
+Command HostsCommand();          // hosts_command.cc
+CommandGroup ClusterCommands();  // cluster_command.cc: slurm-script, aws
 
 // Applies --threads (0 or absent: all cores) to the BLAS and any kernel thread pools.
 Status ApplyThreadsFlag(const Flags& flags);
