@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -72,6 +73,46 @@ TEST(ClusterCli, SlurmScriptBadRequests) {
   auto help = RunDtrain("cluster slurm-script --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(Contains(help.output, "--ntasks-per-node")) << help.output;
+}
+
+const std::string kAws =
+    "cluster aws --nodes=4 --instance-type=c5n.18xlarge --key-name=k --subnet=subnet-0a1b2c3d "
+    "--region=us-east-1 ";
+
+TEST(ClusterCli, AwsWritesClusterYamlAndAnExecutableBootstrap) {
+  testing::TempDir dir;
+  auto r = RunDtrain(kAws + "--efa --bootstrap-s3=s3://b-1/boot.sh --output=" + dir.Path("aws"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "wrote " + dir.Path("aws") + "/cluster.yaml")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "note: bootstrap.sh fetches dtrain's source from s3://b-1/dtrain-src.tar.gz"))
+      << r.output;
+  const std::string yaml = ReadFile(dir.Path("aws/cluster.yaml"));
+  EXPECT_TRUE(Contains(yaml, "          Efa:\n            Enabled: true\n")) << yaml;
+  EXPECT_TRUE(Contains(yaml, "      Script: s3://b-1/boot.sh\n")) << yaml;
+  struct stat info;
+  ASSERT_EQ(stat(dir.Path("aws/bootstrap.sh").c_str(), &info), 0);
+  EXPECT_TRUE(info.st_mode & S_IXUSR);
+  EXPECT_EQ(testing::RunShell("bash -n " + dir.Path("aws/bootstrap.sh")).exit_code, 0);
+  // A wrong role is refused before the script touches anything.
+  r = testing::RunShell("bash " + dir.Path("aws/bootstrap.sh") + " nodes");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+TEST(ClusterCli, AwsBadRequests) {
+  testing::TempDir dir;
+  const std::string out = " --output=" + dir.Path("aws");
+  EXPECT_FAILS_WITH(RunDtrain("cluster aws --nodes=4" + out), "--instance-type is required");
+  EXPECT_FAILS_WITH(RunDtrain(kAws + "--instance-type=c9.huge" + out),
+                    "dtrain cluster aws: error: --instance-type 'c9.huge' is not one dtrain knows; known: ");
+  EXPECT_FAILS_WITH(RunDtrain(kAws + "--nodes=0" + out), "--nodes must be 1 to 1000, got 0");
+  EXPECT_FAILS_WITH(RunDtrain(kAws + "--subnet=vpc-0a1b2c3d" + out), "--subnet 'vpc-0a1b2c3d'");
+  EXPECT_FAILS_WITH(RunDtrain(kAws + "--region=virginia" + out),
+                    "--region 'virginia': expected a region name like us-east-1");
+  EXPECT_FAILS_WITH(RunDtrain(kAws + "--instance-type=c5.xlarge --efa" + out),
+                    "--efa: c5.xlarge has no EFA; types with EFA: ");
+  EXPECT_FAILS_WITH(RunDtrain(kAws + "--shared-storage=s3" + out), "expected efs or fsx");
+  EXPECT_FAILS_WITH(RunDtrain(kAws + "--os=windows" + out), "expected ubuntu2204 or alinux2");
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("aws")));  // nothing written on an error
 }
 
 }  // namespace
