@@ -60,7 +60,7 @@ StatusOr<std::vector<std::string>> Ec2PrivateAddresses(const std::string& json_t
   json root;
   try {
     root = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error; out_of_range for a number like 1e999
     return InvalidArgument(origin + ": not valid JSON: " + e.what());
   }
   if (!root.is_object() || !root.contains("Reservations") || !root["Reservations"].is_array()) {

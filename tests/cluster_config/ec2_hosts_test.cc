@@ -108,6 +108,8 @@ TEST(Ec2HostsTest, ErrorsNameTheFileAndTheInstance) {
     return Ec2PrivateAddresses(json, "i.json", std::nullopt).status().message();
   };
   EXPECT_EQ(error(R"({"Reservations": [)").rfind("i.json: not valid JSON: ", 0), 0u);
+  // nlohmann-json throws out_of_range, not parse_error, for this (found by the fuzzer).
+  EXPECT_EQ(error(R"({"Reservations": [], "x": 222e510})").rfind("i.json: not valid JSON: ", 0), 0u);
   EXPECT_EQ(error(R"({"Instances": []})"),
             "i.json: no Reservations array (expected the output of `aws ec2 describe-instances "
             "--output json`)");
