@@ -68,6 +68,12 @@ StatusOr<ParallelClusterFiles> ParallelClusterConfig(const ParallelClusterOption
     return InvalidArgument("--head-instance-type '" + o.head_instance_type +
                            "' is not one dtrain knows; known: " + Ec2InstanceTypeNames());
   }
+  if (std::string(head->name).rfind("hpc", 0) == 0) {
+    return InvalidArgument("--head-instance-type " + std::string(head->name) +
+                           " is an HPC type: ParallelCluster refuses hpc6id for a head node, and the "
+                           "others idle at HPC prices; use e.g. " +
+                           SmallestWithCpu(head->cpu, 4)->name);
+  }
   if (std::string(head->cpu) != compute->cpu) {
     return InvalidArgument("--head-instance-type " + std::string(head->name) + " has a " + head->cpu +
                            " processor, the compute nodes (" + compute->name + ") a " + compute->cpu +

@@ -156,6 +156,12 @@ TEST(ParallelClusterTest, BadOptionsAreClearErrors) {
             "--head-instance-type c7i.xlarge has a sapphirerapids processor, the compute nodes "
             "(c5n.18xlarge) a skylake one: the head node builds dtrain for its own processor "
             "(-march=native) and the compute nodes run that build, so they must match");
+  EXPECT_EQ(error([](ParallelClusterOptions& o) {
+              o.instance_type = "hpc6id.32xlarge";
+              o.head_instance_type = "hpc6id.32xlarge";
+            }),
+            "--head-instance-type hpc6id.32xlarge is an HPC type: ParallelCluster refuses hpc6id for a "
+            "head node, and the others idle at HPC prices; use e.g. c6i.xlarge");
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.region = "us-east"; }),
             "--region 'us-east': expected a region name like us-east-1");
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.region = "US-EAST-1"; }),
