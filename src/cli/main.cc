@@ -19,10 +19,10 @@ std::vector<dtrain::CommandGroup> AllGroups() { return {dtrain::ClusterCommands(
 void PrintUsage(const std::vector<dtrain::Command>& commands,
                 const std::vector<dtrain::CommandGroup>& groups) {
   std::fprintf(stderr, "usage: dtrain <command> [flags]\n\ncommands:\n");
-  for (const auto& c : commands) std::fprintf(stderr, "  %-13s %s\n", c.name.c_str(), c.summary.c_str());
+  for (const auto& c : commands) std::fprintf(stderr, "  %-20s %s\n", c.name.c_str(), c.summary.c_str());
   for (const auto& g : groups) {
     for (const auto& c : g.commands) {
-      std::fprintf(stderr, "  %-13s %s\n", (g.name + " " + c.name).c_str(), c.summary.c_str());
+      std::fprintf(stderr, "  %-20s %s\n", (g.name + " " + c.name).c_str(), c.summary.c_str());
     }
   }
   std::fprintf(stderr, "\n'dtrain <command> --help' describes a command's flags.\n");
