@@ -7,9 +7,9 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
 CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DDTRAIN_FUZZ=ON \
   -DDTRAIN_BUILD_TESTS=OFF >/dev/null
-cmake --build build-fuzz --target data_server_frame_fuzzer
-mkdir -p build-fuzz/findings build-fuzz/corpus/data_server_frame
-for fuzzer in data_server_frame; do
+cmake --build build-fuzz --target data_server_frame_fuzzer cluster_lists_fuzzer
+mkdir -p build-fuzz/findings build-fuzz/corpus/data_server_frame build-fuzz/corpus/cluster_lists
+for fuzzer in data_server_frame cluster_lists; do
   echo "fuzz: ${fuzzer} for ${seconds} s"
   status=0
   build-fuzz/${fuzzer}_fuzzer -max_total_time="$seconds" -print_final_stats=1 \

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package that dtrain's build, tests and examples need.
 # Idempotent: packages already present are skipped; safe to re-run. Extra package names given as
-# arguments are installed too (bench/install-bench-deps.sh uses this).
+# arguments are installed too (bench/install-bench-deps.sh uses this); packages named in
+# DTRAIN_SKIP_PACKAGES (space-separated) are not (the AWS bootstrap of `dtrain cluster aws` skips
+# Slurm and munge, which ParallelCluster brings its own of).
 set -euo pipefail
 
 packages=(
@@ -22,11 +24,14 @@ packages=(
   clang libclang-rt-14-dev       # scripts/fuzz.sh: libFuzzer, ASan, UBSan
   dataset-fashion-mnist
   python3 python3-numpy
+  python3-yaml python3-jsonschema  # tests: generated ParallelCluster configs against deploy/aws/ schema
   "$@"
 )
 
 missing=()
+skip=" ${DTRAIN_SKIP_PACKAGES:-} "
 for p in "${packages[@]}"; do
+  [[ "$skip" == *" $p "* ]] && continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 

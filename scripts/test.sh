@@ -7,5 +7,6 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)" "$@"
-# The parsers of what network peers send, under libFuzzer with ASan/UBSan (scripts/fuzz.sh).
+# The parsers of what network peers and the environment send, under libFuzzer with ASan/UBSan
+# (scripts/fuzz.sh).
 FUZZ_SECONDS=${FUZZ_SECONDS:-30} bash scripts/fuzz.sh

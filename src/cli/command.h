@@ -19,6 +19,13 @@ struct Command {
   std::function<Status(const Flags&)> run;
 };
 
+// Commands under one name: `dtrain cluster slurm-script`, `dtrain cluster aws`.
+struct CommandGroup {
+  std::string name;
+  std::string summary;
+  std::vector<Command> commands;
+};
+
 Command TrainCommand();
 Command TestCommand();
 Command TimeCommand();
@@ -26,6 +33,8 @@ Command ConvertCommand();
 Command ComputeMeanCommand();
 Command CheckCommand();
 Command DataServerCommand();
+Command HostsCommand();          // hosts_command.cc
+CommandGroup ClusterCommands();  // cluster_command.cc: slurm-script, aws
 Command LaunchCommand();
 Command PreflightCommand();
 Command VersionCommand();

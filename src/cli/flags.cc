@@ -16,8 +16,9 @@ StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args,
   for (const FlagSpec& f : known) flags.defaults_[f.name] = f.default_value;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--") {  // the rest belongs to another command (dtrain launch ... -- train ...)
-      flags.after_dashes_.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+    if (arg == "--") {
+      flags.has_dashdash_ = true;
+      flags.after_dashdash_.assign(args.begin() + i + 1, args.end());
       break;
     }
     if (arg.size() < 2 || arg[0] != '-') {

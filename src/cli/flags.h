@@ -1,7 +1,8 @@
 // Command-line flags in both Caffe's and GNU style: `-solver x`, `-solver=x`, `--solver x`,
 // `--solver=x`; boolean flags take no value (`--verbose`) or an explicit one (`--verbose=false`).
-// Each command declares the flags it knows; an unknown flag is an error listing them. "--" ends
-// the flags: what follows is kept, unparsed, in after_dashes().
+// Each command declares the flags it knows; an unknown flag is an error listing them. A lone
+// `--` ends the flags: what follows is kept verbatim in after_dashdash() (`dtrain cluster
+// slurm-script --nodes=2 -- train --solver=S` passes `train --solver=S` on).
 // Value type, no global state.
 #pragma once
 
@@ -34,13 +35,15 @@ class Flags {
   StatusOr<int> GetInt(const std::string& name) const;
   bool GetBool(const std::string& name) const;
   const std::vector<std::string>& positional() const { return positional_; }
-  const std::vector<std::string>& after_dashes() const { return after_dashes_; }
+  const std::vector<std::string>& after_dashdash() const { return after_dashdash_; }
+  bool has_dashdash() const { return has_dashdash_; }
 
  private:
   std::map<std::string, std::string> values_;
   std::map<std::string, std::string> defaults_;
   std::vector<std::string> positional_;
-  std::vector<std::string> after_dashes_;
+  std::vector<std::string> after_dashdash_;
+  bool has_dashdash_ = false;
 };
 
 // "  --name  help (default: x)" lines for a usage message.

@@ -17,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/job_inputs.h"
 #include "cluster/launch_plan.h"
+#include "cluster/shell_quote.h"
 #include "cluster/shell_words.h"
 #include "core/logging.h"
 
@@ -94,7 +95,7 @@ std::vector<std::string> PreflightArgv(const LaunchOptions& options, const std::
 
 // Runs a command line through the shell; its exit status and output (stdout and stderr).
 std::pair<int, std::string> Capture(const std::vector<std::string>& argv) {
-  FILE* pipe = popen((ShellLine(argv) + " 2>&1 < /dev/null").c_str(), "r");
+  FILE* pipe = popen((ShellJoin(argv) + " 2>&1 < /dev/null").c_str(), "r");
   if (!pipe) return {-1, "cannot run " + argv[0]};
   std::string output;
   char chunk[4096];
@@ -184,7 +185,7 @@ StatusOr<LaunchOptions> OptionsFromFlags(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(options.hosts, ReadHostfile(options.hostfile));
   DT_ASSIGN_OR_RETURN(options.np, flags.GetInt("np"));
   options.dtrain = flags.Has("dtrain") ? flags.Get("dtrain") : ThisBinary();
-  options.job = flags.after_dashes();
+  options.job = flags.after_dashdash();
   if (flags.Has("data-server")) {
     DT_ASSIGN_OR_RETURN(options.data_server, SplitShellWords(flags.Get("data-server")));
     if (options.data_server.empty()) return InvalidArgument("--data-server needs the server's arguments");
@@ -221,7 +222,7 @@ Status RunLaunch(const Flags& flags) {
   signal(SIGINT, RecordStopSignal);
   pid_t server = 0;
   for (const LaunchStep& step : plan.steps) {
-    DT_LOG(INFO) << "launch: " << step.role << ": " << ShellLine(step.argv);
+    DT_LOG(INFO) << "launch: " << step.role << ": " << ShellJoin(step.argv);
     if (step.role == "data server") {
       DT_ASSIGN_OR_RETURN(server, Spawn(step.argv, /*own_group=*/true));
       continue;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cluster/shell_words.h"
+#include "cluster/shell_quote.h"
 
 namespace dtrain {
 namespace {
@@ -119,7 +119,7 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& options) {
 std::string FormatPlan(const LaunchPlan& plan) {
   std::string text;
   for (const LaunchStep& step : plan.steps) {
-    text += "# " + step.role + "\n" + ShellLine(step.argv) +
+    text += "# " + step.role + "\n" + ShellJoin(step.argv) +
             (step.role == "data server" ? " &" : "") + "\n";
   }
   return text;

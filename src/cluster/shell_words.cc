@@ -1,6 +1,5 @@
 #include "cluster/shell_words.h"
 
-#include <cctype>
 
 namespace dtrain {
 
@@ -41,26 +40,6 @@ StatusOr<std::vector<std::string>> SplitShellWords(const std::string& text) {
   }
   if (in_word) words.push_back(word);
   return words;
-}
-
-std::string ShellQuote(const std::string& word) {
-  bool plain = !word.empty();
-  for (char c : word) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) &&
-        std::string("_@%+=:,./-").find(c) == std::string::npos) {
-      plain = false;
-    }
-  }
-  if (plain) return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-std::string ShellLine(const std::vector<std::string>& words) {
-  std::string line;
-  for (const std::string& word : words) line += (line.empty() ? "" : " ") + ShellQuote(word);
-  return line;
 }
 
 }  // namespace dtrain

@@ -1,6 +1,5 @@
 // Shell words: splitting a command line given as one string (`--data-server="ARGS"`) into
-// arguments, and quoting arguments back into a line a POSIX shell reads as the same words (for
-// --dry-run plans and generated scripts). Pure functions.
+// arguments, as a POSIX shell would (shell_quote.h goes the other way). Pure function.
 #pragma once
 
 #include <string>
@@ -14,10 +13,5 @@ namespace dtrain {
 // literally; "..." keeps everything but \" \\ \$ \` escapes; a backslash outside quotes escapes
 // the next character. An unterminated quote is an error quoting the text.
 StatusOr<std::vector<std::string>> SplitShellWords(const std::string& text);
-
-// `word` as is when it holds only characters no shell treats specially, else single-quoted.
-std::string ShellQuote(const std::string& word);
-// The words quoted and joined by spaces.
-std::string ShellLine(const std::vector<std::string>& words);
 
 }  // namespace dtrain

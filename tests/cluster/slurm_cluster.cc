@@ -34,6 +34,11 @@ std::string SlurmCluster::Srun(int nodes, int ranks, const std::string& args,
          std::to_string(nodes) + " -n" + std::to_string(ranks) + " " + args;
 }
 
+std::string SlurmCluster::Sbatch(const std::string& args, int timeout_s) const {
+  return "timeout -s KILL " + std::to_string(timeout_s) + " env " + cluster_.Environment() +
+         cluster_.Script("sbatch.sh") + " " + args;
+}
+
 void SlurmCluster::Down() {
   if (down_) return;
   RunShell(cluster_.Environment() + cluster_.Script("slurm_cluster.sh") + " down");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/preflight.h"
+#include "cluster/shell_quote.h"
 #include "cluster/shell_words.h"
 
 namespace dtrain {
@@ -96,7 +97,7 @@ TEST(ShellWordsTest, SplitsAndQuotesLikeAShell) {
   EXPECT_EQ(ShellQuote("/plain/path-1.txt"), "/plain/path-1.txt");
   EXPECT_EQ(ShellQuote("it's here"), "'it'\\''s here'");
   EXPECT_EQ(ShellQuote(""), "''");
-  auto round_trip = SplitShellWords(ShellLine({"a b", "it's", "$HOME", ""}));
+  auto round_trip = SplitShellWords(ShellJoin({"a b", "it's", "$HOME", ""}));
   ASSERT_TRUE(round_trip.ok());
   EXPECT_EQ(*round_trip, (std::vector<std::string>{"a b", "it's", "$HOME", ""}));
 }
