@@ -47,6 +47,13 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   if (data.has_mean_file() && !transform.has_mean_file()) transform.set_mean_file(data.mean_file());
   if (data.has_crop_size() && !transform.has_crop_size()) transform.set_crop_size(data.crop_size());
   if (data.has_mirror() && !transform.has_mirror()) transform.set_mirror(data.mirror());
+  // Encoded (JPEG/PNG) records decode in the file's own colour unless told otherwise.
+  if (transform.force_color() && transform.force_gray()) {
+    return Error("transform_param: cannot specify both force_color and force_gray");
+  }
+  color_ = ImageColor::kNative;
+  if (transform.force_color() || data.force_encoded_color()) color_ = ImageColor::kColor;
+  if (transform.force_gray()) color_ = ImageColor::kGray;
   transformer_ = std::make_unique<DataTransformer>(transform, phase_, DeriveSeed(seed_, 0));
   DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
 
@@ -62,7 +69,7 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   DT_RETURN_IF_ERROR(WithLayer(Rewind()));
 
   // The output shape, from the first record this layer reads.
-  DT_RETURN_IF_ERROR(WithLayer(ParseDatum(reader_->value(), reader_->key(), &datum_)
+  DT_RETURN_IF_ERROR(WithLayer(ParseDatum(reader_->value(), reader_->key(), &datum_, color_)
                                    .WithContext("LMDB '" + data.source() + "'")));
   DT_RETURN_IF_ERROR(WithLayer(transformer_->CheckFits(datum_)));
   const std::vector<int> shape = transformer_->OutputShape(datum_);
@@ -154,7 +161,7 @@ Status DataLayer::LoadBatch(Batch* batch) {
   int channels = 0, height = 0, width = 0;  // of the batch's first record
   for (int item = 0; item < batch_size_; ++item) {
     while (offset_ % shard_count_ != shard_index_) DT_RETURN_IF_ERROR(Advance());
-    Status status = ParseDatum(reader_->value(), reader_->key(), &datum_);
+    Status status = ParseDatum(reader_->value(), reader_->key(), &datum_, color_);
     if (!status.ok()) return status.WithContext(where());
     if (item == 0) {
       // Each batch takes its shape from its first record, as in Caffe.

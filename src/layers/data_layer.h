@@ -9,6 +9,10 @@
 // legacy data_param scale/mean_file/crop_size/mirror fill the transform_param fields that are not
 // set there.
 //
+// Encoded records (JPEG/PNG bytes, `encoded: true`) are decoded to BGR pixels before the
+// transform: in the file's own colour, or 3-channel colour with transform_param.force_color or
+// data_param.force_encoded_color, or gray with transform_param.force_gray, as in Caffe.
+//
 // Records are read in key order and the reader wraps round to the first record after the last.
 // Random transforms (crop, mirror) of a record are drawn from a stream seeded by the layer's seed
 // and the record's position in the sequence: a sharded reader transforms each record exactly as
@@ -25,6 +29,7 @@
 #include <memory>
 #include <vector>
 
+#include "data/image_decode.h"
 #include "data/lmdb_db.h"
 #include "data/prefetch.h"
 #include "data/transformer.h"
@@ -85,6 +90,7 @@ class DataLayer : public Layer {
   std::vector<int> top_shape_;
   std::unique_ptr<LmdbReader> reader_;
   std::unique_ptr<DataTransformer> transformer_;
+  ImageColor color_ = ImageColor::kNative;  // how encoded records decode
   Datum datum_;                 // reused by LoadBatch
   std::string consumed_state_;  // LoaderState() as of the last batch handed out
   // Last, so that the thread (which uses the members above) is stopped first.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "data/datum.h"
 #include "image_test_util.h"
 
 namespace dtrain {
@@ -234,6 +235,24 @@ TEST(ImageDecodeTest, TruncatedPngAndOtherFormatsAreDataLoss) {
   EXPECT_EQ(DecodeImage("GIF89a", ImageColor::kColor).status().message(),
             "not a JPEG or PNG image (starts with bytes 47 49 46 38)");
   EXPECT_EQ(DecodeImage("", ImageColor::kColor).status().message(), "empty image file (0 bytes)");
+}
+
+TEST(ImageDecodeTest, EncodedDatumParsesToPixels) {
+  const std::vector<uint8_t> bgr = GradientBgr(3, 4);
+  Datum encoded;
+  encoded.set_encoded(true);
+  encoded.set_data(BgrPng(bgr, 3, 4));
+  encoded.set_label(7);
+  Datum datum;
+  Status s = ParseDatum(encoded.SerializeAsString(), "00000000_a.png", &datum);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(datum.encoded());
+  EXPECT_EQ(DatumShapeString(datum), "3x3x4");
+  EXPECT_EQ(datum.label(), 7);
+  EXPECT_EQ(static_cast<uint8_t>(datum.data()[12 + 5]), bgr[5 * 3 + 1]);  // G of pixel 5
+  s = ParseDatum(encoded.SerializeAsString(), "k", &datum, ImageColor::kGray);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(DatumShapeString(datum), "1x3x4");
 }
 
 }  // namespace
