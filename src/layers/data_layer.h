@@ -34,10 +34,11 @@
 #include "data/prefetch.h"
 #include "data/transformer.h"
 #include "layers/layer.h"
+#include "layers/sharded_source.h"
 
 namespace dtrain {
 
-class DataLayer : public Layer {
+class DataLayer : public Layer, public ShardedSource {
  public:
   DataLayer(const LayerParameter& p, const LayerContext& c);
   ~DataLayer() override;
@@ -50,7 +51,7 @@ class DataLayer : public Layer {
 
   // Read records index, index + count, ... (0 <= index < count). Best called before the first
   // Forward; a later call drops the batches read ahead and restarts from the first record.
-  void SetShard(int index, int count);
+  void SetShard(int index, int count) override;
 
   // The read position and transform random stream as of the last batch Forward returned (not
   // the batches read ahead), so that a run resumed from a snapshot reads and crops exactly what
