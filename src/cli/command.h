@@ -25,6 +25,7 @@ Command TimeCommand();
 Command ConvertCommand();
 Command ComputeMeanCommand();
 Command CheckCommand();
+Command SplitListCommand();
 
 // Applies --threads (0 or absent: all cores) to the BLAS and any kernel thread pools.
 Status ApplyThreadsFlag(const Flags& flags);

@@ -9,7 +9,8 @@ namespace {
 
 std::vector<dtrain::Command> AllCommands() {
   return {dtrain::TrainCommand(),   dtrain::TestCommand(),        dtrain::TimeCommand(),
-          dtrain::CheckCommand(),   dtrain::ConvertCommand(),     dtrain::ComputeMeanCommand()};
+          dtrain::CheckCommand(),   dtrain::ConvertCommand(),     dtrain::ComputeMeanCommand(),
+          dtrain::SplitListCommand()};
 }
 
 void PrintUsage(const std::vector<dtrain::Command>& commands) {

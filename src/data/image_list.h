@@ -2,7 +2,9 @@
 // "relative/path.jpg label". The label is the integer after the last space, so paths may hold
 // spaces. Blank lines (and a trailing "\r" from Windows line ends) are ignored; anything else that
 // is not "path label" is an error naming the file and line.
-// Free functions over values; thread-safe.
+//
+// Also the pure planning behind `dtrain split-list`: a seeded shuffle and a balanced split into
+// per-worker lists. Free functions over values; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -35,5 +37,17 @@ void ShuffleWith(Rng& rng, std::vector<T>* items) {
     std::swap((*items)[i - 1], (*items)[rng.UniformInt(static_cast<uint32_t>(i))]);
   }
 }
+
+// The indices 0..count-1, shuffled with `seed` when `shuffle`, dealt round-robin to `workers`
+// lists: list k holds the k-th, (k+workers)-th, ... index, so sizes differ by at most one.
+std::vector<std::vector<int64_t>> SplitIndices(int64_t count, int workers, uint64_t seed,
+                                               bool shuffle);
+
+// `dtrain split-list`: the entries of the list file `list`, split by SplitIndices into one list
+// file per worker, out_paths[k] for worker k. Existing outputs (and duplicate paths) are refused
+// before anything is written; each file is written under a temporary name and renamed, and on a
+// failure the lists already written are removed.
+Status SplitImageList(const std::string& list, const std::vector<std::string>& out_paths,
+                      uint64_t seed, bool shuffle);
 
 }  // namespace dtrain
