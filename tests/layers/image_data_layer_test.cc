@@ -21,10 +21,6 @@ using testing::TempDir;
 
 constexpr int kHeight = 6, kWidth = 8;
 
-// Image i: a 6 x 8 PNG whose B values are 20 + 9x + 3i (GradientBgr), so each image is told apart
-// by its first value: 20 + 3i.
-float FirstValue(int image) { return 20.f + 3.f * image; }
-
 class ImageDataLayerTest : public ::testing::Test {
  protected:
   // Writes `count` PNG images "img <i>.png" (a space in the name) under dir/root/, and the list
@@ -61,7 +57,8 @@ class ImageDataLayerTest : public ::testing::Test {
     return layer;
   }
 
-  // Forwards once; returns the images of the batch (by FirstValue) and checks their labels.
+  // Forwards once; returns the images of the batch and checks their labels. Image i's first
+  // value (B at 0, 0) is 20 + 3i (GradientBgr's seed 3i).
   std::vector<int> Images(Layer* layer) {
     float loss;
     Status s = layer->Forward({}, top_, &loss);
