@@ -116,6 +116,40 @@ void DataTransformer::Apply(const Window& window, int channels, int in_height, i
   }
 }
 
+// The same formula as Apply, (pixel - mean[c]) * scale, in the order the pixels lie: each source
+// row is read once, front to back, and its B, G, R values go to the three output planes (Apply
+// walks the image once per channel, striding over the other two). The formula is evaluated once
+// per channel and 8-bit value, into a table, so the loop only looks values up: the results are
+// identical and the loop is a third of the work.
+void DataTransformer::ApplyInterleaved3(const Window& window, const uint8_t* pixels, int in_width,
+                                        float* out) const {
+  const float scale = param_.scale();
+  const int means = param_.mean_value_size();
+  float table[3][256];
+  for (int c = 0; c < 3; ++c) {
+    const float mean = means == 0 ? 0.f : param_.mean_value(means == 1 ? 0 : c);
+    for (int v = 0; v < 256; ++v) table[c][v] = (static_cast<float>(v) - mean) * scale;
+  }
+  const int width = window.width;
+  const int64_t plane = static_cast<int64_t>(window.height) * width;
+  for (int h = 0; h < window.height; ++h) {
+    const uint8_t* src =
+        pixels + (static_cast<int64_t>(window.h_off + h) * in_width + window.w_off) * 3;
+    float* b = out + static_cast<int64_t>(h) * width;
+    float* g = b + plane;
+    float* r = g + plane;
+    // Mirrored, the row is written right to left.
+    const int first = window.mirror ? width - 1 : 0;
+    const int step = window.mirror ? -1 : 1;
+    for (int w = 0, x = first; w < width; ++w, x += step) {
+      const uint8_t* p = src + 3 * w;
+      b[x] = table[0][p[0]];
+      g[x] = table[1][p[1]];
+      r[x] = table[2][p[2]];
+    }
+  }
+}
+
 Status DataTransformer::Transform(const Datum& datum, float* out) {
   DT_RETURN_IF_ERROR(CheckFits(datum));
   if (!datum.data().empty()) {
@@ -140,7 +174,9 @@ Status DataTransformer::Transform(const PixelView& image, Rng& rng, float* out) 
   const Window window = Draw(image.height, image.width, rng);
   const uint8_t* pixels = image.pixels;
   const int channels = image.channels, in_height = image.height, in_width = image.width;
-  if (image.interleaved) {
+  if (image.interleaved && channels == 3 && !has_mean_file_) {
+    ApplyInterleaved3(window, pixels, in_width, out);
+  } else if (image.interleaved) {
     Apply(
         window, channels, in_height, in_width,
         [&](int c, int y, int x) {
