@@ -26,6 +26,17 @@ Status CheckDimensions(const char* format, int64_t height, int64_t width) {
   return Status::Ok();
 }
 
+// What a failed tjDecompress2 means. libjpeg-turbo finishes the image after a warning but says
+// so; a warning is an error too (a truncated file gets gray rows, a bad Huffman code garbage),
+// except junk between two segments ("Corrupt JPEG data: N extraneous bytes before marker"),
+// which leaves the pixels intact and is common in real data sets that OpenCV reads.
+Status JpegFailure(tjhandle handle) {
+  const std::string message = tjGetErrorStr2(handle);
+  if (tjGetErrorCode(handle) != TJERR_WARNING) return DataLoss("corrupt JPEG: " + message);
+  if (message.find("extraneous bytes before marker") != std::string::npos) return Status::Ok();
+  return DataLoss("corrupt or truncated JPEG: " + message);
+}
+
 // ---- PNG: libpng reports errors by longjmp; nothing with a destructor lives across it ----
 
 struct PngInput {
@@ -81,7 +92,8 @@ Status ImageDecoder::DecodeJpeg(std::string_view bytes, ImageColor color, HwcIma
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
   const unsigned long size = static_cast<unsigned long>(bytes.size());
   int width = 0, height = 0, subsampling = 0, colorspace = 0;
-  if (tjDecompressHeader3(handle, data, size, &width, &height, &subsampling, &colorspace) != 0) {
+  if (tjDecompressHeader3(handle, data, size, &width, &height, &subsampling, &colorspace) != 0 &&
+      !JpegFailure(handle).ok()) {
     return DataLoss(std::string("corrupt JPEG header: ") + tjGetErrorStr2(handle));
   }
   DT_RETURN_IF_ERROR(CheckDimensions("JPEG", height, width));
@@ -94,10 +106,7 @@ Status ImageDecoder::DecodeJpeg(std::string_view bytes, ImageColor color, HwcIma
   decoded_.resize(static_cast<size_t>(height) * width * channels);
   if (tjDecompress2(handle, data, size, decoded_.data(), width, 0, height,
                     gray ? TJPF_GRAY : TJPF_BGR, 0) != 0) {
-    // libjpeg-turbo finishes after a warning (a truncated file gets gray rows) but says so.
-    const bool warning = tjGetErrorCode(handle) == TJERR_WARNING;
-    return DataLoss(std::string(warning ? "corrupt or truncated JPEG: " : "corrupt JPEG: ") +
-                    tjGetErrorStr2(handle));
+    DT_RETURN_IF_ERROR(JpegFailure(handle));
   }
   *out = {decoded_.data(), channels, height, width};
   return Status::Ok();
@@ -113,9 +122,7 @@ Status ImageDecoder::DecodeCmykJpeg(std::string_view bytes, ImageColor color, in
   if (tjDecompress2(handle, reinterpret_cast<const unsigned char*>(bytes.data()),
                     static_cast<unsigned long>(bytes.size()), resized_.data(), width, 0, height,
                     TJPF_CMYK, 0) != 0) {
-    const bool warning = tjGetErrorCode(handle) == TJERR_WARNING;
-    return DataLoss(std::string(warning ? "corrupt or truncated JPEG: " : "corrupt JPEG: ") +
-                    tjGetErrorStr2(handle));
+    DT_RETURN_IF_ERROR(JpegFailure(handle));
   }
   const bool gray = color == ImageColor::kGray;
   const int channels = gray ? 1 : 3;

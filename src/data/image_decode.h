@@ -17,7 +17,8 @@
 // Every failure (unknown format, corrupt or truncated data, an absurd size) is a DataLoss Status
 // whose message gives the cause; callers add the file or record name. A libjpeg-turbo warning (such
 // as "Premature end of JPEG file" on a truncated file) is an error too: the pixels it leaves are
-// not the image's.
+// not the image's. The one exception is junk between segments ("N extraneous bytes before
+// marker"), which leaves the pixels intact; OpenCV, and so Caffe, read such files.
 //
 // ImageDecoder keeps the TurboJPEG handle and its pixel buffers between calls, so a steady stream
 // of images allocates nothing once the buffers have grown to the largest image: keep one per

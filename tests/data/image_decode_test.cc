@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.h"
 #include "data/datum.h"
 #include "image_test_util.h"
 
@@ -226,6 +227,20 @@ TEST(ImageDecodeTest, TruncatedJpegIsDataLoss) {
   EXPECT_EQ(header.status().message().rfind("corrupt JPEG", 0), 0u) << header.status().message();
 }
 
+// Junk between two segments is the one libjpeg-turbo warning that leaves the pixels intact.
+TEST(ImageDecodeTest, ExtraneousBytesBeforeAMarkerAreAccepted) {
+  const std::vector<uint8_t> bgr = GradientBgr(16, 16);
+  const std::string jpeg = JpegBytes(bgr, 16, 16, 3);
+  // Two junk bytes after the JFIF APP0 segment (SOI, then 18 bytes), before the next marker:
+  // libjpeg-turbo warns "Corrupt JPEG data: 2 extraneous bytes before marker 0xdb".
+  ASSERT_EQ(static_cast<uint8_t>(jpeg[20]), 0xFF);
+  const std::string junk = jpeg.substr(0, 20) + std::string("\x12\x34", 2) + jpeg.substr(20);
+  StatusOr<ChwImage> clean = DecodeImage(jpeg, ImageColor::kColor);
+  StatusOr<ChwImage> junky = DecodeImage(junk, ImageColor::kColor);
+  ASSERT_TRUE(clean.ok() && junky.ok()) << junky.status().message();
+  EXPECT_EQ(junky->pixels, clean->pixels);
+}
+
 TEST(ImageDecodeTest, TruncatedPngAndOtherFormatsAreDataLoss) {
   const std::string png = BgrPng(GradientBgr(8, 8), 8, 8);
   StatusOr<ChwImage> cut = DecodeImage(png.substr(0, png.size() - 30), ImageColor::kColor);
@@ -235,6 +250,39 @@ TEST(ImageDecodeTest, TruncatedPngAndOtherFormatsAreDataLoss) {
   EXPECT_EQ(DecodeImage("GIF89a", ImageColor::kColor).status().message(),
             "not a JPEG or PNG image (starts with bytes 47 49 46 38)");
   EXPECT_EQ(DecodeImage("", ImageColor::kColor).status().message(), "empty image file (0 bytes)");
+}
+
+// Damaged files (random bytes overwritten, or cut anywhere) decode or fail with DataLoss; never a
+// crash, an abort or another kind of error (run under ASan/UBSan to check memory too).
+TEST(ImageDecodeTest, DamagedFilesFailCleanly) {
+  const std::vector<uint8_t> bgr = GradientBgr(24, 24);
+  const std::string files[2] = {JpegBytes(bgr, 24, 24, 3, 90, TJSAMP_420), BgrPng(bgr, 24, 24)};
+  Rng rng(5);
+  ImageDecoder decoder;
+  int failed = 0;
+  for (const std::string& file : files) {
+    for (int trial = 0; trial < 300; ++trial) {
+      std::string bytes = file;
+      if (trial % 3 == 0) {
+        bytes.resize(rng.UniformInt(static_cast<uint32_t>(bytes.size())));
+      } else {
+        const int damage = 1 + static_cast<int>(rng.UniformInt(8));
+        for (int d = 0; d < damage; ++d) {
+          bytes[rng.UniformInt(static_cast<uint32_t>(bytes.size()))] =
+              static_cast<char>(rng.UniformInt(256));
+        }
+      }
+      for (ImageColor color : {ImageColor::kColor, ImageColor::kGray}) {
+        StatusOr<HwcImage> image =
+            decoder.Decode(bytes, color, trial % 2 ? 8 : 0, trial % 2 ? 5 : 0);
+        if (!image.ok()) {
+          ++failed;
+          EXPECT_EQ(image.status().code(), StatusCode::kDataLoss) << image.status().message();
+        }
+      }
+    }
+  }
+  EXPECT_GT(failed, 300);  // most damage is noticed
 }
 
 TEST(ImageDecodeTest, EncodedDatumParsesToPixels) {
