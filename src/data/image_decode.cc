@@ -234,7 +234,7 @@ StatusOr<HwcImage> ImageDecoder::Decode(std::string_view bytes, ImageColor color
   }
   if (new_height > 0) {
     resized_.resize(static_cast<size_t>(new_height) * new_width * image.channels);
-    ResizeBilinear(image, new_height, new_width, resized_.data());
+    ResizeBilinear(image, new_height, new_width, resized_.data(), &resize_scratch_);
     image = {resized_.data(), image.channels, new_height, new_width};
   }
   return image;
@@ -259,11 +259,10 @@ constexpr int kCoefBits = 11;  // OpenCV's INTER_RESIZE_COEF_BITS
 constexpr int kCoefOne = 1 << kCoefBits;
 
 // Source index and the two fixed-point weights of each output coordinate, as cv::resize computes
-// them: float arithmetic on a double scale, weights rounded to nearest (cvRound).
-void LinearTaps(int in_size, int out_size, std::vector<int>* index, std::vector<int>* weights) {
+// them: float arithmetic on a double scale, weights rounded to nearest (cvRound). `index` holds
+// out_size values, `weights` 2 * out_size.
+void LinearTaps(int in_size, int out_size, int* index, int* weights) {
   const double scale = 1.0 / (static_cast<double>(out_size) / in_size);
-  index->resize(out_size);
-  weights->resize(2 * static_cast<size_t>(out_size));
   for (int d = 0; d < out_size; ++d) {
     float f = static_cast<float>((d + 0.5) * scale - 0.5);
     int s = static_cast<int>(std::floor(f));
@@ -276,25 +275,34 @@ void LinearTaps(int in_size, int out_size, std::vector<int>* index, std::vector<
       f = 0.f;
       s = in_size - 1;
     }
-    (*index)[d] = s;
-    (*weights)[2 * d] = static_cast<int>(std::lrint((1.f - f) * kCoefOne));
-    (*weights)[2 * d + 1] = static_cast<int>(std::lrint(f * kCoefOne));
+    index[d] = s;
+    weights[2 * d] = static_cast<int>(std::lrint((1.f - f) * kCoefOne));
+    weights[2 * d + 1] = static_cast<int>(std::lrint(f * kCoefOne));
   }
 }
 
 }  // namespace
 
-void ResizeBilinear(const HwcImage& in, int out_height, int out_width, uint8_t* out) {
+void ResizeBilinear(const HwcImage& in, int out_height, int out_width, uint8_t* out,
+                    std::vector<int>* scratch) {
   const int cn = in.channels;
-  std::vector<int> xs, xw, ys, yw;
-  LinearTaps(in.width, out_width, &xs, &xw);
-  LinearTaps(in.height, out_height, &ys, &yw);
   const size_t row_values = static_cast<size_t>(out_width) * cn;
-  std::vector<int> rows[2] = {std::vector<int>(row_values), std::vector<int>(row_values)};
-  int cached[2] = {-1, -1};  // the source row each buffer holds
+  // Taps of every column and row, and two horizontally resampled source rows, in one buffer.
+  std::vector<int> local;
+  std::vector<int>& buffer = scratch ? *scratch : local;
+  buffer.resize(3 * static_cast<size_t>(out_width) + 3 * static_cast<size_t>(out_height) +
+                2 * row_values);
+  int* xs = buffer.data();
+  int* xw = xs + out_width;
+  int* ys = xw + 2 * out_width;
+  int* yw = ys + out_height;
+  int* rows[2] = {yw + 2 * out_height, yw + 2 * out_height + row_values};
+  LinearTaps(in.width, out_width, xs, xw);
+  LinearTaps(in.height, out_height, ys, yw);
+  int cached[2] = {-1, -1};  // the source row each of `rows` holds
 
   // One source row resampled horizontally, weights kept (scale kCoefOne).
-  auto horizontal = [&](int y, std::vector<int>& dst) {
+  auto horizontal = [&](int y, int* dst) {
     const uint8_t* src = in.pixels + static_cast<size_t>(y) * in.width * cn;
     for (int x = 0; x < out_width; ++x) {
       const int s = xs[x];

@@ -78,7 +78,8 @@ class ImageDecoder {
   void* jpeg_ = nullptr;          // tjhandle, made on first use
   std::vector<uint8_t> decoded_;  // the image as decoded
   std::vector<uint8_t> resized_;  // after resizing
-  std::vector<uint8_t*> rows_;    // libpng's row pointers into decoded_
+  std::vector<int> resize_scratch_;
+  std::vector<uint8_t*> rows_;  // libpng's row pointers into decoded_
 };
 
 // Decodes `bytes` into CHW planes (see ImageDecoder::Decode).
@@ -86,8 +87,10 @@ StatusOr<ChwImage> DecodeImage(std::string_view bytes, ImageColor color, int new
                                int new_width = 0);
 
 // OpenCV's INTER_LINEAR resize of an 8-bit HWC image to out_height x out_width (both > 0);
-// `out` must hold out_height * out_width * in.channels values.
-void ResizeBilinear(const HwcImage& in, int out_height, int out_width, uint8_t* out);
+// `out` must hold out_height * out_width * in.channels values. `scratch`, if given, keeps the
+// working buffers from call to call.
+void ResizeBilinear(const HwcImage& in, int out_height, int out_width, uint8_t* out,
+                    std::vector<int>* scratch = nullptr);
 
 // HWC interleaved to CHW planes; `out` holds channels * height * width values.
 void HwcToChw(const HwcImage& in, uint8_t* out);
