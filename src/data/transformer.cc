@@ -44,18 +44,20 @@ std::vector<int> DataTransformer::OutputShape(const Datum& datum) const {
 }
 
 Status DataTransformer::CheckFits(int channels, int height, int width) const {
-  const std::string shape =
-      std::to_string(channels) + "x" + std::to_string(height) + "x" + std::to_string(width);
+  // Built only for a message: CheckFits runs for every image.
+  auto shape = [&] {
+    return std::to_string(channels) + "x" + std::to_string(height) + "x" + std::to_string(width);
+  };
   const int crop = static_cast<int>(param_.crop_size());
   if (crop > 0 && (height < crop || width < crop)) {
     return InvalidArgument("crop_size " + std::to_string(crop) + " is larger than the image (" +
-                           shape + ")");
+                           shape() + ")");
   }
   if (has_mean_file_ && (mean_.shape(0) != channels || mean_.shape(1) != height ||
                          mean_.shape(2) != width)) {
     return InvalidArgument("mean_file '" + param_.mean_file() + "' is " +
                            std::to_string(mean_.shape(0)) + "x" + std::to_string(mean_.shape(1)) +
-                           "x" + std::to_string(mean_.shape(2)) + " but the image is " + shape);
+                           "x" + std::to_string(mean_.shape(2)) + " but the image is " + shape());
   }
   const int means = param_.mean_value_size();
   if (means > 1 && means != channels) {

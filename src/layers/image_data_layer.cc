@@ -94,6 +94,8 @@ Status ImageDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
   workers_.clear();
   for (int i = 0; i < threads; ++i) workers_.push_back(std::make_unique<Worker>());
   slots_.assign(batch_size_, Slot());
+  todo_.reserve(batch_size_);
+  again_.reserve(batch_size_);
 
   // The output shape, from the first image this layer reads (Caffe reads it at setup too).
   offset_ = 0;
@@ -174,24 +176,25 @@ Status ImageDataLayer::TransformInto(const Slot& slot, const HwcImage& image, fl
       PixelView{image.pixels, image.channels, image.height, image.width, true}, rng, out);
 }
 
-Status ImageDataLayer::LoadItem(const Slot& slot, Worker& worker, const std::vector<int>& shape,
+Status ImageDataLayer::InContext(const Status& status, const ImageListEntry& entry) const {
+  return status.ok() ? status : status.WithContext(Where(entry));
+}
+
+Status ImageDataLayer::LoadItem(const Slot& slot, Worker& worker, const HwcImage* like,
                                 float* out) const {
   StatusOr<HwcImage> image = Decode(*slot.entry, worker);
-  Status status = image.status();
-  if (status.ok()) {
-    const std::vector<int> got =
-        transformer_->OutputShape(image->channels, image->height, image->width);
-    if (got != shape) {
-      status = DataLoss("is " + std::to_string(image->channels) + "x" +
-                        std::to_string(image->height) + "x" + std::to_string(image->width) +
-                        " but this batch's images are " + std::to_string(shape[0]) + "x" +
-                        std::to_string(shape[1]) + "x" + std::to_string(shape[2]) +
-                        " (set new_height/new_width or crop_size for images of mixed sizes)");
-    } else {
-      status = TransformInto(slot, *image, out);
-    }
+  if (!image.ok()) return InContext(image.status(), *slot.entry);
+  if (like && (image->channels != like->channels || image->height != like->height ||
+               image->width != like->width)) {
+    return InContext(
+        DataLoss("is " + std::to_string(image->channels) + "x" + std::to_string(image->height) +
+                 "x" + std::to_string(image->width) + " but this batch's first image is " +
+                 std::to_string(like->channels) + "x" + std::to_string(like->height) + "x" +
+                 std::to_string(like->width) +
+                 " (set new_height/new_width or crop_size for images of mixed sizes)"),
+        *slot.entry);
   }
-  return status.WithContext(Where(*slot.entry));
+  return InContext(TransformInto(slot, *image, out), *slot.entry);
 }
 
 Status ImageDataLayer::SkipBadImage(const Status& status, int* skipped_in_batch) {
@@ -241,7 +244,7 @@ Status ImageDataLayer::LoadBatch(Batch* batch) {
       first_image = &decoded;
       shape = transformer_->OutputShape(decoded.channels, decoded.height, decoded.width);
     } else {
-      DT_RETURN_IF_ERROR(handle_bad(&slot, status.WithContext(Where(*slot.entry))));
+      DT_RETURN_IF_ERROR(handle_bad(&slot, InContext(status, *slot.entry)));
     }
   }
   batch->data.Reshape({batch_size_, shape[0], shape[1], shape[2]});
@@ -250,22 +253,24 @@ Status ImageDataLayer::LoadBatch(Batch* batch) {
   float* data = batch->data.mutable_data();
   float* label = batch->label.mutable_data();
   if (first_image) {
-    DT_RETURN_IF_ERROR(
-        TransformInto(slots_[0], *first_image, data).WithContext(Where(*slots_[0].entry)));
+    DT_RETURN_IF_ERROR(InContext(TransformInto(slots_[0], *first_image, data), *slots_[0].entry));
     label[0] = static_cast<float>(slots_[0].entry->label);
     first = 1;
   }
 
-  std::vector<int> todo;
+  // The slots still to fill; a round refills the bad ones (skip_bad_images) with new positions.
+  std::vector<int>& todo = todo_;
+  std::vector<int>& again = again_;
+  todo.clear();
   for (int i = first; i < batch_size_; ++i) todo.push_back(i);
   while (!todo.empty()) {
     pool_->ParallelFor(static_cast<int>(todo.size()), [&](int k, int worker) {
       Slot& slot = slots_[todo[k]];
-      slot.status = LoadItem(slot, *workers_[worker], shape, data + todo[k] * item_size);
+      slot.status = LoadItem(slot, *workers_[worker], first_image, data + todo[k] * item_size);
     });
     // In slot order, so that which error is reported and which positions replace bad images do
     // not depend on the threads.
-    std::vector<int> again;
+    again.clear();
     for (int i : todo) {
       Slot& slot = slots_[i];
       if (slot.status.ok()) {

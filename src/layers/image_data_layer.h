@@ -101,10 +101,12 @@ class ImageDataLayer : public Layer, public ShardedSource {
   StatusOr<HwcImage> Decode(const ImageListEntry& entry, Worker& worker) const;
   // Transforms a slot's decoded image into `out`, with the slot position's random stream.
   Status TransformInto(const Slot& slot, const HwcImage& image, float* out) const;
-  // Decodes a slot's image and transforms it into `out`, whose item shape must be `shape`.
-  // Thread-safe for distinct workers.
-  Status LoadItem(const Slot& slot, Worker& worker, const std::vector<int>& shape,
-                  float* out) const;
+  // Decodes a slot's image and transforms it into `out`; the decoded image must be the size of
+  // `like` when given (batches whose shape no crop or resize fixes). Thread-safe for distinct
+  // workers.
+  Status LoadItem(const Slot& slot, Worker& worker, const HwcImage* like, float* out) const;
+  // `status` with "list:line: image 'path'" before it, if it is an error.
+  Status InContext(const Status& status, const ImageListEntry& entry) const;
   // "list:line: image 'root/path'", for messages.
   std::string Where(const ImageListEntry& entry) const;
   // Counts and logs a skipped image; fails once one batch has skipped more than the list holds.
@@ -135,6 +137,7 @@ class ImageDataLayer : public Layer, public ShardedSource {
   std::unique_ptr<ThreadPool> pool_;
   std::vector<std::unique_ptr<Worker>> workers_;  // one per pool worker
   std::vector<Slot> slots_;                       // batch_size, reused by LoadBatch
+  std::vector<int> todo_, again_;                 // slot indices, reused by LoadBatch
   std::string consumed_state_;                    // LoaderState() as of the last batch handed out
   int64_t consumed_bad_images_ = 0;
   // Last, so that the thread (which uses the members above) is stopped first.

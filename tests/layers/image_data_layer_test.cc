@@ -292,6 +292,26 @@ TEST_F(ImageDataLayerTest, EveryImageBadIsStillAnError) {
       << s.message();
 }
 
+// Without crop_size or a resize, a batch takes its shape from its first image.
+TEST_F(ImageDataLayerTest, ImagesOfAnotherSizeThanTheBatchAreBad) {
+  WriteImages(3);
+  testing::WriteBytes(dir_.Path("root/img 1.png"),
+                      testing::BgrPng(testing::GradientBgr(4, 5), 4, 5));
+  auto layer = SetUp(Param(3));
+  float loss;
+  EXPECT_EQ(layer->Forward({}, top_, &loss).message(),
+            "layer 'images' (ImageData): " + dir_.Path("list.txt") + ":2: image '" +
+                dir_.Path("root") +
+                "/img 1.png': is 3x4x5 but this batch's first image is 3x6x8 (set "
+                "new_height/new_width or crop_size for images of mixed sizes)");
+  LayerParameter p = Param(3);
+  p.mutable_image_data_param()->set_new_height(4);
+  p.mutable_image_data_param()->set_new_width(4);
+  auto resized = SetUp(p);
+  Values(resized.get());
+  EXPECT_EQ(data_.shape(), (std::vector<int>{3, 3, 4, 4}));
+}
+
 TEST_F(ImageDataLayerTest, ListErrorsNameTheFileAndLine) {
   WriteImages(2);
   auto setup_error = [&](const std::string& list_text) {
