@@ -11,7 +11,7 @@ std::vector<dtrain::Command> AllCommands() {
   return {dtrain::TrainCommand(),   dtrain::TestCommand(),        dtrain::TimeCommand(),
           dtrain::CheckCommand(),   dtrain::ConvertCommand(),     dtrain::ComputeMeanCommand(),
           dtrain::DataServerCommand(), dtrain::HostsCommand(),   dtrain::LaunchCommand(),
-          dtrain::PreflightCommand(),  dtrain::VersionCommand()};
+          dtrain::PreflightCommand(),  dtrain::VersionCommand(), dtrain::SplitListCommand()};
 }
 
 // Commands with subcommands: `dtrain cluster slurm-script ...`.

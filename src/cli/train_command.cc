@@ -21,7 +21,7 @@
 #include "dist/global_batch.h"
 #include "dist/progress_watchdog.h"
 #include "dist/rank_paths.h"
-#include "layers/data_layer.h"
+#include "layers/sharded_source.h"
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "solver/solver.h"
@@ -101,7 +101,7 @@ void ShardDataLayers(Solver& solver, const Communicator& communicator,
   for (const auto& test_net : solver.test_nets()) nets.push_back(test_net.get());
   for (Net* net : nets) {
     for (const auto& layer : net->layers()) {
-      auto* data = dynamic_cast<DataLayer*>(layer.get());
+      auto* data = dynamic_cast<ShardedSource*>(layer.get());
       if (data && !per_rank_sources.count(layer->name())) {
         data->SetShard(communicator.rank(), communicator.size());
       }

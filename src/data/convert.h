@@ -1,11 +1,12 @@
-// Data set conversion tools, as Caffe's convert_mnist_data, convert_cifar_data and
-// compute_image_mean: raw data sets in, LMDBs of Datum records and mean images out.
+// Data set conversion tools, as Caffe's convert_mnist_data, convert_cifar_data, convert_imageset
+// and compute_image_mean: raw data sets in, LMDBs of Datum records and mean images out.
 //
 // Converters never overwrite: an existing output path is an error naming it, and on any failure
 // the outputs they created are removed, so a failed run leaves nothing half-written behind.
 // Progress goes to the log. Free functions; thread-safe for distinct outputs.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/status.h"
@@ -21,6 +22,25 @@ Status ConvertMnist(const std::string& images_path, const std::string& labels_pa
 // out_dir/cifar10_train_lmdb and out_dir/cifar10_test_lmdb: 3 x 32 x 32 uint8 Datums keyed
 // "%05d" by index, as Caffe's convert_cifar_data writes them.
 Status ConvertCifar10(const std::string& dir, const std::string& out_dir);
+
+struct ImagesetOptions {
+  int resize_height = 0;  // both or neither > 0: resize every image (OpenCV's INTER_LINEAR)
+  int resize_width = 0;
+  bool shuffle = false;   // shuffle the list with `seed` before writing
+  uint64_t seed = 0;
+  bool encoded = false;   // store the image files (encoded Datums) rather than pixels
+  bool gray = false;      // 1-channel images rather than 3-channel BGR
+};
+
+// The images of an image list (data/image_list.h; "path label" lines, each path taken as
+// root + path) to an LMDB of Datums keyed "%08d_" + path, as Caffe's convert_imageset. Plain
+// Datums hold BGR (or gray) pixels in CHW order; encoded ones hold the file's own bytes, or the
+// resized / gray image re-encoded in the file's format (JPEG at quality 95, or PNG) when
+// resize or gray is asked. Every image is decoded to check it: a missing or corrupt one is an
+// error naming the list line and the image. The LMDB is written next to `out_lmdb` under a
+// temporary name and renamed to it only when complete.
+Status ConvertImageset(const std::string& root, const std::string& list,
+                       const std::string& out_lmdb, const ImagesetOptions& options);
 
 // The per-pixel mean of every Datum in `lmdb` as a 1 x C x H x W BlobProto (legacy num/channels/
 // height/width fields, as Caffe writes it), written atomically to `out_binaryproto`. All records

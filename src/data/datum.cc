@@ -18,19 +18,26 @@ std::string DatumShapeString(const Datum& datum) {
          std::to_string(datum.width());
 }
 
-Status ParseDatum(std::string_view bytes, std::string_view key, Datum* datum) {
+Status ParseDatum(std::string_view bytes, std::string_view key, Datum* datum, ImageColor color) {
   if (!datum->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return RecordError(key, "not a valid Datum (" + std::to_string(bytes.size()) +
                                 " bytes; truncated or corrupt record)");
+  }
+  if (datum->encoded()) {
+    StatusOr<ChwImage> image = DecodeImage(datum->data(), color);
+    if (!image.ok()) return RecordError(key, "encoded image: " + image.status().message());
+    datum->set_channels(image->channels);
+    datum->set_height(image->height);
+    datum->set_width(image->width);
+    datum->set_data(image->pixels.data(), image->pixels.size());
+    datum->set_encoded(false);
   }
   return ValidateDatum(*datum, key);
 }
 
 Status ValidateDatum(const Datum& datum, std::string_view key) {
   if (datum.encoded()) {
-    return Unsupported("record '" + std::string(key) +
-                       "': encoded (JPEG/PNG) Datums are not supported; convert the data set "
-                       "with raw pixels");
+    return RecordError(key, "holds an encoded (JPEG/PNG) image; decode it first (ParseDatum)");
   }
   if (datum.channels() <= 0 || datum.height() <= 0 || datum.width() <= 0) {
     return RecordError(key, "bad shape " + DatumShapeString(datum) +

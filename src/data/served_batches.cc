@@ -36,7 +36,7 @@ StatusOr<std::unique_ptr<BatchMaker>> BatchMaker::Open(const ServedData& data) {
 
   maker->order_ = std::make_unique<EpochOrder>(reader.Count(), data.shuffle, data.shuffle_seed);
   Datum first;
-  DT_RETURN_IF_ERROR(ParseDatum(maker->values_[0], maker->keys_[0], &first)
+  DT_RETURN_IF_ERROR(ParseDatum(maker->values_[0], maker->keys_[0], &first, maker->Color())
                          .WithContext("LMDB '" + data.source + "'"));
   DataServerWelcome& welcome = maker->welcome_;
   welcome.set_shipping(data.shipping);
@@ -80,6 +80,12 @@ Status BatchMaker::CheckSubscription(const DataServerSubscribe& s) const {
     return InvalidArgument("first_batch " + std::to_string(s.first_batch()) + " is out of range");
   }
   return Status::Ok();
+}
+
+ImageColor BatchMaker::Color() const {
+  if (data_.transform.force_gray()) return ImageColor::kGray;
+  if (data_.transform.force_color()) return ImageColor::kColor;
+  return ImageColor::kNative;
 }
 
 std::unique_ptr<DataTransformer> BatchMaker::NewTransformer() const {
@@ -132,7 +138,7 @@ Status BatchMaker::FillFloats(const DataServerSubscribe& s, int64_t index,
         ServedPosition(index, static_cast<int>(i), s.batch_size(), s.rank(), s.world_size());
     const int64_t record = order_->RecordAt(position);
     auto where = [&] { return "LMDB '" + data_.source + "'"; };  // built only on errors
-    Status status = ParseDatum(values_[record], keys_[record], &datum);
+    Status status = ParseDatum(values_[record], keys_[record], &datum, Color());
     if (!status.ok()) return status.WithContext(where());
     if (transformer->OutputShape(datum) != item_shape_) {
       return DataLoss(where() + ": record '" + std::string(keys_[record]) + "' is " +

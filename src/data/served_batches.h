@@ -26,6 +26,7 @@
 #include "core/status.h"
 #include "data/data_server_frame.h"
 #include "data/epoch_order.h"
+#include "data/image_decode.h"
 #include "data/lmdb_db.h"
 #include "data/transformer.h"
 #include "proto/data_server.pb.h"
@@ -86,6 +87,8 @@ class BatchMaker {
 
  private:
   BatchMaker() = default;
+  // How SHIP_FLOATS decodes encoded records: transform_param's force_color / force_gray.
+  ImageColor Color() const;
   Status FillFloats(const DataServerSubscribe& subscribe, int64_t index,
                     DataTransformer* transformer, OutgoingFrame* frame) const;
 

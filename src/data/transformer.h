@@ -13,8 +13,13 @@
 // Random draws come from the transformer's own Rng in Caffe's order: mirror coin (only when mirror
 // is set), then h_off, then w_off (only when cropping in TRAIN).
 //
-// Init() validates the parameters and loads mean_file (a BlobProto .binaryproto). Not
-// thread-safe (the Rng): one owner, normally the Data layer's prefetch thread.
+// The same transform reads a Datum (uint8 or float payload) or 8-bit pixels straight from a
+// decoder's buffer, CHW planes or HWC interleaved (PixelView), so that decoded images are cropped
+// and mirrored without an intermediate copy.
+//
+// Init() validates the parameters and loads mean_file (a BlobProto .binaryproto). The methods
+// that take an Rng are const and may run on several threads at once, each with its own Rng; the
+// others use the transformer's own Rng and so have one owner, normally a prefetch thread.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +38,14 @@ namespace dtrain {
 // crop_size, mirror) where it leaves them unset.
 TransformationParameter WithLegacyDataFields(TransformationParameter transform,
                                              const DataParameter& data);
+// 8-bit pixels of one image, not owned: CHW planes, or HWC interleaved (a decoder's layout).
+struct PixelView {
+  const uint8_t* pixels = nullptr;
+  int channels = 0;
+  int height = 0;
+  int width = 0;
+  bool interleaved = false;  // true: HWC; false: CHW
+};
 
 class DataTransformer {
  public:
@@ -41,15 +54,20 @@ class DataTransformer {
   // Checks the parameters and reads mean_file. Errors name the offending field or file.
   Status Init();
 
-  // The shape Transform writes for `datum`: {C, H, W} after cropping.
+  // The shape Transform writes for a channels x height x width image: {C, H, W} after cropping.
+  std::vector<int> OutputShape(int channels, int height, int width) const;
   std::vector<int> OutputShape(const Datum& datum) const;
 
-  // Checks that `datum` (already validated, see datum.h) fits the parameters: at least crop_size
-  // high and wide, same shape as the mean image, one mean_value or one per channel.
+  // Checks that an image (a Datum already validated, see datum.h) fits the parameters: at least
+  // crop_size high and wide, same shape as the mean image, one mean_value or one per channel.
+  Status CheckFits(int channels, int height, int width) const;
   Status CheckFits(const Datum& datum) const;
 
-  // Writes OutputShape(datum) values to `out`. Calls CheckFits first.
+  // Writes OutputShape(datum) values to `out`, drawing from this transformer's Rng. Calls
+  // CheckFits first.
   Status Transform(const Datum& datum, float* out);
+  // The same for decoded pixels, drawing from `rng`. Thread-safe for distinct `rng`s.
+  Status Transform(const PixelView& image, Rng& rng, float* out) const;
 
   const TransformationParameter& param() const { return param_; }
   // The random stream, for saving and restoring it with a snapshot.
@@ -60,6 +78,20 @@ class DataTransformer {
   TransformationParameter param_;
   Phase phase_;
   Rng rng_;
+  // Crop window and mirror coin of one image, drawn from `rng` in Caffe's order.
+  struct Window {
+    int height, width, h_off, w_off;
+    bool mirror;
+  };
+  Window Draw(int in_height, int in_width, Rng& rng) const;
+  // out[c][h][w] = (pixel(c, y, x) - mean) * scale over the window; see the file comment.
+  template <typename Pixel>
+  void Apply(const Window& window, int channels, int in_height, int in_width, const Pixel& pixel,
+             float* out) const;
+  // Apply for 3-channel HWC pixels without a mean file, row by row: the hot path of ImageData.
+  void ApplyInterleaved3(const Window& window, const uint8_t* pixels, int in_width,
+                         float* out) const;
+
   Tensor mean_;  // the mean image, {C, H, W}, when mean_file is set
   bool has_mean_file_ = false;
 };

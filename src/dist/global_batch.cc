@@ -23,20 +23,26 @@ bool ExcludedFromTrainPhase(const LayerParameter& layer) {
   return false;
 }
 
-// `train_only`: the net is a dedicated train net, so every Data layer in its TRAIN phase counts;
-// in a net shared with the test phase, only the layers included in TRAIN alone.
+// `train_only`: the net is a dedicated train net, so every Data or ImageData layer in its TRAIN
+// phase counts; in a net shared with the test phase, only the layers included in TRAIN alone.
 Status SplitBatches(NetParameter* net, int ranks, bool train_only,
                     std::vector<std::string>* changed) {
   for (LayerParameter& layer : *net->mutable_layer()) {
-    if (!layer.has_data_param()) continue;
+    const bool images = layer.has_image_data_param();
+    if (!layer.has_data_param() && !images) continue;
     if (train_only ? ExcludedFromTrainPhase(layer) : !OnlyInTrainPhase(layer)) continue;
-    const unsigned batch = layer.data_param().batch_size();
+    const unsigned batch =
+        images ? layer.image_data_param().batch_size() : layer.data_param().batch_size();
     if (batch % ranks != 0) {
       return InvalidArgument("--global-batch: layer '" + layer.name() + "' has batch_size " +
                              std::to_string(batch) + ", which " + std::to_string(ranks) +
                              " ranks cannot share evenly");
     }
-    layer.mutable_data_param()->set_batch_size(batch / ranks);
+    if (images) {
+      layer.mutable_image_data_param()->set_batch_size(batch / ranks);
+    } else {
+      layer.mutable_data_param()->set_batch_size(batch / ranks);
+    }
     changed->push_back(layer.name() + ": " + std::to_string(batch) + " -> " +
                        std::to_string(batch / ranks));
   }

@@ -1,7 +1,8 @@
-// --global-batch: the batch_size of the train net's Data layers is the whole job's batch, and
-// each of N ranks reads batch_size / N of it, so that one solver file trains the same model on
-// any number of ranks (Caffe's files give the per-process batch; Intel Caffe made users edit it
-// per node). Test-phase layers keep their batch: test passes are split by iterations instead.
+// --global-batch: the batch_size of the train net's Data and ImageData layers is the whole job's
+// batch, and each of N ranks reads batch_size / N of it, so that one solver file trains the same
+// model on any number of ranks (Caffe's files give the per-process batch; Intel Caffe made users
+// edit it per node). Test-phase layers keep their batch: test passes are split by iterations
+// instead.
 // Edits the solver in place (a `net`/`train_net` file is read and inlined as net_param).
 #pragma once
 

@@ -15,12 +15,15 @@ void ReplaceAll(std::string* text, const std::string& from, const std::string& t
 bool ExpandSources(NetParameter* net, int rank, int size, std::set<std::string>* per_rank) {
   bool changed = false;
   for (LayerParameter& layer : *net->mutable_layer()) {
-    if (!layer.has_data_param()) continue;
-    const std::string expanded = ExpandRankPattern(layer.data_param().source(), rank, size);
-    if (expanded == layer.data_param().source()) continue;
+    std::string* source = nullptr;
+    if (layer.has_data_param()) source = layer.mutable_data_param()->mutable_source();
+    if (layer.has_image_data_param()) source = layer.mutable_image_data_param()->mutable_source();
+    if (!source) continue;
+    const std::string expanded = ExpandRankPattern(*source, rank, size);
+    if (expanded == *source) continue;
     changed = true;
     per_rank->insert(layer.name());
-    layer.mutable_data_param()->set_source(expanded);
+    *source = expanded;
   }
   return changed;
 }

@@ -26,8 +26,15 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   if (data.batch_size() == 0) return Error("data_param.batch_size must be positive");
   batch_size_ = static_cast<int>(data.batch_size());
   prefetch_depth_ = std::max(1, static_cast<int>(data.prefetch()));
-  transformer_ = std::make_unique<DataTransformer>(
-      WithLegacyDataFields(param_.transform_param(), data), phase_, DeriveSeed(seed_, 0));
+  const TransformationParameter transform = WithLegacyDataFields(param_.transform_param(), data);
+  // Encoded (JPEG/PNG) records decode in the file's own colour unless told otherwise.
+  if (transform.force_color() && transform.force_gray()) {
+    return Error("transform_param: cannot specify both force_color and force_gray");
+  }
+  color_ = ImageColor::kNative;
+  if (transform.force_color() || data.force_encoded_color()) color_ = ImageColor::kColor;
+  if (transform.force_gray()) color_ = ImageColor::kGray;
+  transformer_ = std::make_unique<DataTransformer>(transform, phase_, DeriveSeed(seed_, 0));
   DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
   if (IsDataServerUri(data.source())) return WithLayer(SetUpServed(data));
   std::error_code ec;
@@ -57,7 +64,7 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   DT_RETURN_IF_ERROR(WithLayer(Rewind()));
 
   // The output shape, from the first record this layer reads.
-  DT_RETURN_IF_ERROR(WithLayer(ParseDatum(reader_->value(), reader_->key(), &datum_)
+  DT_RETURN_IF_ERROR(WithLayer(ParseDatum(reader_->value(), reader_->key(), &datum_, color_)
                                    .WithContext("LMDB '" + data.source() + "'")));
   DT_RETURN_IF_ERROR(WithLayer(transformer_->CheckFits(datum_)));
   const std::vector<int> shape = transformer_->OutputShape(datum_);
@@ -155,7 +162,7 @@ Status DataLayer::LoadBatch(Batch* batch) {
   int channels = 0, height = 0, width = 0;  // of the batch's first record
   for (int item = 0; item < batch_size_; ++item) {
     while (offset_ % shard_count_ != shard_index_) DT_RETURN_IF_ERROR(Advance());
-    Status status = ParseDatum(reader_->value(), reader_->key(), &datum_);
+    Status status = ParseDatum(reader_->value(), reader_->key(), &datum_, color_);
     if (!status.ok()) return status.WithContext(where());
     if (item == 0) {
       // Each batch takes its shape from its first record, as in Caffe.

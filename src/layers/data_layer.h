@@ -9,6 +9,10 @@
 // legacy data_param scale/mean_file/crop_size/mirror fill the transform_param fields that are not
 // set there.
 //
+// Encoded records (JPEG/PNG bytes, `encoded: true`) are decoded to BGR pixels before the
+// transform: in the file's own colour, or 3-channel colour with transform_param.force_color or
+// data_param.force_encoded_color, or gray with transform_param.force_gray, as in Caffe.
+//
 // Records are read in key order and the reader wraps round to the first record after the last.
 // Random transforms (crop, mirror) of a record are drawn from a stream seeded by the layer's seed
 // and the record's position in the sequence: a sharded reader transforms each record exactly as
@@ -34,14 +38,16 @@
 #include <vector>
 
 #include "data/data_server_client.h"
+#include "data/image_decode.h"
 #include "data/lmdb_db.h"
 #include "data/prefetch.h"
 #include "data/transformer.h"
 #include "layers/layer.h"
+#include "layers/sharded_source.h"
 
 namespace dtrain {
 
-class DataLayer : public Layer {
+class DataLayer : public Layer, public ShardedSource {
  public:
   DataLayer(const LayerParameter& p, const LayerContext& c);
   ~DataLayer() override;
@@ -54,7 +60,7 @@ class DataLayer : public Layer {
 
   // Read records index, index + count, ... (0 <= index < count). Best called before the first
   // Forward; a later call drops the batches read ahead and restarts from the first record.
-  void SetShard(int index, int count);
+  void SetShard(int index, int count) override;
 
   // The read position and transform random stream as of the last batch Forward returned (not
   // the batches read ahead), so that a run resumed from a snapshot reads and crops exactly what
@@ -103,6 +109,7 @@ class DataLayer : public Layer {
   bool subscribed_ = false;  // whether served_ streams from offset_ (reset with the prefetcher)
   ReceivedBatch received_;   // reused by LoadServedBatch
   std::unique_ptr<DataTransformer> transformer_;
+  ImageColor color_ = ImageColor::kNative;  // how encoded records decode
   Datum datum_;                 // reused by LoadBatch
   std::string consumed_state_;  // LoaderState() as of the last batch handed out
   // Last, so that the thread (which uses the members above) is stopped first.

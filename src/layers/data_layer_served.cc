@@ -44,7 +44,7 @@ Status DataLayer::SetUpServed(const DataParameter& data) {
   }
   std::vector<int> shape;
   if (welcome.shipping() == SHIP_RECORDS) {
-    DT_RETURN_IF_ERROR(ParseDatum(welcome.first_record(), "first", &datum_)
+    DT_RETURN_IF_ERROR(ParseDatum(welcome.first_record(), "first", &datum_, color_)
                            .WithContext("data server " + data.source()));
     DT_RETURN_IF_ERROR(transformer_->CheckFits(datum_));
     shape = transformer_->OutputShape(datum_);
@@ -114,7 +114,7 @@ Status DataLayer::UnpackRecords(Batch* batch) {
     if (size > body.size()) return DataLoss(served_->uri() + " sent a truncated batch");
     const int64_t position = meta.first_position() + int64_t{item} * shard_count_;
     const std::string key = "position " + std::to_string(position);
-    DT_RETURN_IF_ERROR(ParseDatum(body.substr(0, size), key, &datum_).WithContext(served_->uri()));
+    DT_RETURN_IF_ERROR(ParseDatum(body.substr(0, size), key, &datum_, color_).WithContext(served_->uri()));
     body.remove_prefix(size);
     if (transformer_->OutputShape(datum_) != std::vector<int>(top_shape_.begin() + 1, top_shape_.end())) {
       return DataLoss(served_->uri() + ": record at " + key + " is " + DatumShapeString(datum_) +

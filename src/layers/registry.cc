@@ -16,6 +16,7 @@
 #include "layers/eltwise_layer.h"
 #include "layers/euclidean_loss_layer.h"
 #include "layers/flatten_layer.h"
+#include "layers/image_data_layer.h"
 #include "layers/inner_product_layer.h"
 #include "layers/input_layer.h"
 #include "layers/lrn_layer.h"
@@ -57,6 +58,7 @@ const std::map<std::string, Factory>& Table() {
       {"Eltwise", Make<EltwiseLayer>()},
       {"EuclideanLoss", Make<EuclideanLossLayer>()},
       {"Flatten", Make<FlattenLayer>()},
+      {"ImageData", Make<ImageDataLayer>()},
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},

@@ -68,7 +68,7 @@ TEST(DatumTest, CutRecordBytesAreDataLoss) {
   EXPECT_NE(s.message().find("record '00000007'"), std::string::npos) << s.message();
 }
 
-TEST(DatumTest, BadShapeAndEncodedAreRejected) {
+TEST(DatumTest, BadShapeAndUndecodedAreRejected) {
   Datum datum;
   datum.set_channels(0);
   datum.set_height(2);
@@ -76,7 +76,20 @@ TEST(DatumTest, BadShapeAndEncodedAreRejected) {
   EXPECT_EQ(ValidateDatum(datum, "k").message(),
             "record 'k': bad shape 0x2x2 (channels, height and width must be positive)");
   datum.set_encoded(true);
-  EXPECT_EQ(ValidateDatum(datum, "k").code(), StatusCode::kUnsupported);
+  EXPECT_EQ(ValidateDatum(datum, "k").message(),
+            "record 'k': holds an encoded (JPEG/PNG) image; decode it first (ParseDatum)");
+}
+
+TEST(DatumTest, CorruptEncodedImageNamesTheRecord) {
+  Datum datum;
+  datum.set_encoded(true);
+  datum.set_data("GIF89a...");
+  datum.set_label(3);
+  Datum parsed;
+  Status s = ParseDatum(datum.SerializeAsString(), "00000042_cat.gif", &parsed);
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  EXPECT_EQ(s.message(), "record '00000042_cat.gif': encoded image: not a JPEG or PNG image "
+                         "(starts with bytes 47 49 46 38)");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "core/proto_io.h"
 #include "core/tensor.h"
+#include "data/image_test_util.h"
 #include "layers/registry.h"
 #include "proto/blob.pb.h"
 #include "proto/layer_params.pb.h"
@@ -59,6 +60,7 @@ bool AllTypesSupported(const NetParameter& net, std::string* missing) {
 void SetBatchSize(NetParameter* net, int batch) {
   for (LayerParameter& layer : *net->mutable_layer()) {
     if (layer.has_data_param()) layer.mutable_data_param()->set_batch_size(batch);
+    if (layer.has_image_data_param()) layer.mutable_image_data_param()->set_batch_size(batch);
     if (layer.has_input_param()) {
       for (BlobShape& shape : *layer.mutable_input_param()->mutable_shape()) {
         if (shape.dim_size() > 0) shape.set_dim(0, batch);
@@ -78,8 +80,48 @@ void SetBatchSize(NetParameter* net, int batch) {
   for (int i = 0; i < net->input_dim_size(); i += 4) net->set_input_dim(i, batch);
 }
 
+std::string CaffeNetBuilder::MeanFile(int channels, int height, int width) {
+  const std::string mean = dir_.Path("mean_" + std::to_string(channels) + "x" +
+                                     std::to_string(height) + "x" + std::to_string(width) +
+                                     ".binaryproto");
+  if (!fs::exists(mean)) {
+    Tensor m({1, channels, height, width});
+    m.SetData(100.f);
+    BlobProto proto;
+    m.ToProto(&proto, false);
+    EXPECT_TRUE(WriteBinaryProtoAtomically(mean, proto).ok());
+  }
+  return mean;
+}
+
+std::string CaffeNetBuilder::ImageList() {
+  const std::string list = dir_.Path("images.txt");
+  if (!fs::exists(list)) {
+    std::string text;
+    for (int i = 0; i < 4; ++i) {
+      const std::string name = "image_" + std::to_string(i) + ".png";
+      WriteBytes(dir_.Path(name), BgrPng(GradientBgr(256, 256, i), 256, 256));
+      text += name + " " + std::to_string(i % 2) + "\n";
+    }
+    WriteBytes(list, text);
+  }
+  return list;
+}
+
 void CaffeNetBuilder::Redirect(NetParameter* net) {
   for (LayerParameter& layer : *net->mutable_layer()) {
+    if (layer.type() == "ImageData") {
+      ImageDataParameter* images = layer.mutable_image_data_param();
+      images->set_source(ImageList());
+      images->set_root_folder(dir_.Path("") + "/");
+      if (layer.transform_param().has_mean_file()) {
+        const int height = images->new_height() > 0 ? images->new_height() : 256;
+        const int width = images->new_width() > 0 ? images->new_width() : 256;
+        layer.mutable_transform_param()->set_mean_file(
+            MeanFile(images->is_color() ? 3 : 1, height, width));
+      }
+      continue;
+    }
     if (layer.type() != "Data") continue;
     const std::vector<int> shape = SourceShape(layer.data_param().source());
     const std::string key = std::to_string(shape[0]) + "x" + std::to_string(shape[1]);
@@ -89,13 +131,7 @@ void CaffeNetBuilder::Redirect(NetParameter* net) {
     }
     layer.mutable_data_param()->set_source(lmdbs_[key]);
     if (layer.transform_param().has_mean_file()) {
-      const std::string mean = dir_.Path("mean_" + key + ".binaryproto");
-      Tensor m({1, shape[0], shape[1], shape[2]});
-      m.SetData(100.f);
-      BlobProto proto;
-      m.ToProto(&proto, false);
-      EXPECT_TRUE(WriteBinaryProtoAtomically(mean, proto).ok());
-      layer.mutable_transform_param()->set_mean_file(mean);
+      layer.mutable_transform_param()->set_mean_file(MeanFile(shape[0], shape[1], shape[2]));
     }
   }
 }

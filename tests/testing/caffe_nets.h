@@ -24,7 +24,8 @@ std::vector<std::string> ModelNetFiles();
 // Whether the registry knows every layer type of `net`; if not, `missing` names one.
 bool AllTypesSupported(const NetParameter& net, std::string* missing);
 
-// Sets the batch of every data-producing layer (Data, Input, DummyData, legacy inputs) to `batch`.
+// Sets the batch of every data-producing layer (Data, ImageData, Input, DummyData, legacy inputs)
+// to `batch`.
 void SetBatchSize(NetParameter* net, int batch);
 
 class CaffeNetBuilder {
@@ -32,10 +33,16 @@ class CaffeNetBuilder {
   explicit CaffeNetBuilder(const TempDir& dir) : dir_(dir) {}
 
   // Rewrites Data sources and mean files to generated stand-ins of the right image shape
-  // (MNIST 1x28x28, CIFAR 3x32x32, else ImageNet-style 3x256x256).
+  // (MNIST 1x28x28, CIFAR 3x32x32, else ImageNet-style 3x256x256); ImageData layers read a list
+  // of four 256x256 PNGs, with a mean file of their (resized) shape.
   void Redirect(NetParameter* net);
 
  private:
+  // A constant mean file of 1 x C x H x W, written once.
+  std::string MeanFile(int channels, int height, int width);
+  // The list file of the generated PNGs (in the TempDir's top folder), written once.
+  std::string ImageList();
+
   const TempDir& dir_;
   std::map<std::string, std::string> lmdbs_;
 };

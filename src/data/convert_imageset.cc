@@ -1,0 +1,126 @@
+// ConvertImageset (convert.h): Caffe's convert_imageset. In its own file because it is the one
+// converter that decodes (and may re-encode) images.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <system_error>
+
+#include "core/logging.h"
+#include "data/convert.h"
+#include "data/datum.h"
+#include "data/image_decode.h"
+#include "data/image_encode.h"
+#include "data/image_list.h"
+#include "data/lmdb_db.h"
+
+namespace dtrain {
+namespace {
+
+namespace fs = std::filesystem;
+
+Status ReadWholeFile(const std::string& path, std::string* bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot open it");
+  bytes->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) return IoError("read error");
+  return Status::Ok();
+}
+
+// The Datum for one image file's `bytes`.
+StatusOr<Datum> ImageDatum(const std::string& bytes, int label, const ImagesetOptions& options,
+                           ImageDecoder* decoder) {
+  DT_ASSIGN_OR_RETURN(HwcImage image,
+                      decoder->Decode(bytes, options.gray ? ImageColor::kGray : ImageColor::kColor,
+                                      options.resize_height, options.resize_width));
+  Datum datum;
+  datum.set_label(label);
+  if (options.encoded) {
+    datum.set_encoded(true);
+    if (options.resize_height == 0 && !options.gray) {
+      datum.set_data(bytes);  // the file as it is
+    } else if (DetectImageFormat(bytes) == ImageFormat::kJpeg) {
+      DT_ASSIGN_OR_RETURN(std::string jpeg, EncodeJpeg(image));
+      datum.set_data(std::move(jpeg));
+    } else {
+      DT_ASSIGN_OR_RETURN(std::string png, EncodePng(image));
+      datum.set_data(std::move(png));
+    }
+    return datum;
+  }
+  std::string pixels(static_cast<size_t>(image.channels) * image.height * image.width, '\0');
+  HwcToChw(image, reinterpret_cast<uint8_t*>(pixels.data()));
+  datum.set_channels(image.channels);
+  datum.set_height(image.height);
+  datum.set_width(image.width);
+  datum.set_data(std::move(pixels));
+  return datum;
+}
+
+Status WriteImageset(const std::string& root, const std::string& list,
+                     const std::vector<ImageListEntry>& entries, const std::string& out,
+                     const ImagesetOptions& options) {
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<LmdbWriter> writer, LmdbWriter::Create(out));
+  ImageDecoder decoder;
+  std::string bytes;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ImageListEntry& entry = entries[i];
+    const std::string path = root + entry.path;
+    const std::string where = list + ":" + std::to_string(entry.line) + ": image '" + path + "'";
+    DT_RETURN_IF_ERROR(ReadWholeFile(path, &bytes).WithContext(where));
+    StatusOr<Datum> datum = ImageDatum(bytes, entry.label, options, &decoder);
+    if (!datum.ok()) return datum.status().WithContext(where);
+    DT_RETURN_IF_ERROR(writer->Put(RecordKey(static_cast<int64_t>(i)) + "_" + entry.path,
+                                   datum->SerializeAsString()));
+    if ((i + 1) % 1000 == 0) DT_LOG(INFO) << "Processed " << (i + 1) << " files.";
+  }
+  DT_RETURN_IF_ERROR(writer->Close());
+  DT_LOG(INFO) << "Processed " << entries.size() << " files.";
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ConvertImageset(const std::string& root, const std::string& list,
+                       const std::string& out_lmdb, const ImagesetOptions& options) {
+  if ((options.resize_height > 0) != (options.resize_width > 0) || options.resize_height < 0 ||
+      options.resize_width < 0) {
+    return InvalidArgument("resize needs both --resize_height and --resize_width (got " +
+                           std::to_string(options.resize_height) + " and " +
+                           std::to_string(options.resize_width) + ")");
+  }
+  std::error_code ec;
+  if (fs::exists(out_lmdb, ec)) {
+    return InvalidArgument("output '" + out_lmdb + "' already exists; refusing to overwrite it");
+  }
+  DT_ASSIGN_OR_RETURN(std::vector<ImageListEntry> entries, ReadImageList(list));
+  if (options.shuffle) {
+    DT_LOG(INFO) << "Shuffling data";
+    Rng rng(options.seed);
+    ShuffleWith(rng, &entries);
+  }
+  DT_LOG(INFO) << "A total of " << entries.size() << " images.";
+  // Written under a temporary name beside the output, renamed when complete: a failed or killed
+  // run never leaves a partial LMDB at `out_lmdb`.
+  const fs::path out(out_lmdb);
+  const std::string partial =
+      (out.parent_path() / ("." + out.filename().string() + ".partial." + std::to_string(getpid())))
+          .string();
+  Status status = WriteImageset(root, list, entries, partial, options);
+  if (status.ok()) {
+    fs::rename(partial, out_lmdb, ec);
+    if (ec) {
+      status = IoError("cannot rename '" + partial + "' to '" + out_lmdb + "': " + ec.message());
+    }
+  }
+  if (!status.ok()) {
+    fs::remove_all(partial, ec);
+    return status;
+  }
+  DT_LOG(INFO) << "Wrote " << entries.size() << " records to " << out_lmdb;
+  return Status::Ok();
+}
+
+}  // namespace dtrain

@@ -1,0 +1,343 @@
+#include "layers/image_data_layer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <thread>
+
+#include "core/logging.h"
+
+namespace dtrain {
+namespace {
+
+// Distinguishes the shuffle streams from the per-position transform streams of the same seed.
+constexpr uint64_t kShuffleStream = 0x53485546464c45ull;  // "SHUFFLE"
+
+// Reads the whole file into `bytes`, reusing its capacity.
+Status ReadFileInto(const std::string& path, std::string* bytes) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) return NotFound(std::string("cannot open: ") + std::strerror(errno));
+  bytes->clear();
+  char chunk[1 << 16];
+  size_t got;
+  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0) bytes->append(chunk, got);
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return IoError("read error");
+  return Status::Ok();
+}
+
+}  // namespace
+
+ImageDataLayer::ImageDataLayer(const LayerParameter& p, const LayerContext& c)
+    : Layer(p, c), seed_(c.seed) {}
+
+ImageDataLayer::~ImageDataLayer() { prefetcher_.reset(); }
+
+Status ImageDataLayer::WithLayer(const Status& status) const {
+  return status.WithContext("layer '" + name() + "' (ImageData)");
+}
+
+std::string ImageDataLayer::Where(const ImageListEntry& entry) const {
+  return list_path_ + ":" + std::to_string(entry.line) + ": image '" +
+         param_.image_data_param().root_folder() + entry.path + "'";
+}
+
+Status ImageDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
+  prefetcher_.reset();  // a repeated Setup starts over
+  const ImageDataParameter& image = param_.image_data_param();
+  if (image.source().empty()) return Error("image_data_param.source is not set");
+  if (image.batch_size() == 0) return Error("image_data_param.batch_size must be positive");
+  if ((image.new_height() > 0) != (image.new_width() > 0)) {
+    return Error("image_data_param: set new_height and new_width together (got " +
+                 std::to_string(image.new_height()) + " and " + std::to_string(image.new_width()) +
+                 ")");
+  }
+  batch_size_ = static_cast<int>(image.batch_size());
+  prefetch_depth_ = std::max(1, static_cast<int>(image.prefetch()));
+  shuffle_ = image.shuffle();
+  skip_bad_ = image.skip_bad_images();
+  color_ = image.is_color() ? ImageColor::kColor : ImageColor::kGray;
+  new_height_ = static_cast<int>(image.new_height());
+  new_width_ = static_cast<int>(image.new_width());
+  list_path_ = image.source();
+
+  TransformationParameter transform = param_.transform_param();
+  if (image.has_scale() && !transform.has_scale()) transform.set_scale(image.scale());
+  if (image.has_mean_file() && !transform.has_mean_file()) {
+    transform.set_mean_file(image.mean_file());
+  }
+  if (image.has_crop_size() && !transform.has_crop_size()) {
+    transform.set_crop_size(image.crop_size());
+  }
+  if (image.has_mirror() && !transform.has_mirror()) transform.set_mirror(image.mirror());
+  transformer_ = std::make_unique<DataTransformer>(transform, phase_, DeriveSeed(seed_, 0));
+  DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
+
+  StatusOr<std::vector<ImageListEntry>> list = ReadImageList(list_path_);
+  if (!list.ok()) return WithLayer(list.status());
+  list_ = std::move(list).value();
+  order_epoch_ = -1;
+  DT_LOG(INFO) << "A total of " << list_.size() << " images.";
+  if (image.rand_skip() > 0) {
+    skip_ = rng_.Next() % image.rand_skip();
+    DT_LOG(INFO) << "Skipping first " << skip_ << " data points.";
+  }
+
+  int threads = static_cast<int>(image.decode_threads());
+  if (threads == 0) {
+    threads = static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
+  }
+  pool_ = std::make_unique<ThreadPool>(threads);
+  workers_.clear();
+  for (int i = 0; i < threads; ++i) workers_.push_back(std::make_unique<Worker>());
+  slots_.assign(batch_size_, Slot());
+  todo_.reserve(batch_size_);
+  again_.reserve(batch_size_);
+
+  // The output shape, from the first image this layer reads (Caffe reads it at setup too).
+  offset_ = 0;
+  bad_images_ = 0;
+  int skipped = 0;
+  for (int64_t position = shard_index_;; position += shard_count_) {
+    const ImageListEntry& entry = EntryAt(position);
+    StatusOr<HwcImage> decoded = Decode(entry, *workers_[0]);
+    Status status = decoded.status();
+    if (decoded.ok()) {
+      status = transformer_->CheckFits(decoded->channels, decoded->height, decoded->width);
+    }
+    if (status.ok()) {
+      const std::vector<int> shape =
+          transformer_->OutputShape(decoded->channels, decoded->height, decoded->width);
+      top_shape_ = {batch_size_, shape[0], shape[1], shape[2]};
+      break;
+    }
+    status = status.WithContext(Where(entry));
+    if (!skip_bad_ || ++skipped >= static_cast<int>(list_.size())) return WithLayer(status);
+    DT_LOG(WARNING) << "layer '" << name()
+                    << "' (ImageData): at setup, skipping bad image: " << status.message();
+  }
+  bad_images_ = consumed_bad_images_ = 0;
+  consumed_state_ = LoaderState();
+  DT_LOG(INFO) << "output data size: " << top_shape_[0] << "," << top_shape_[1] << ","
+               << top_shape_[2] << "," << top_shape_[3] << " (" << threads << " decode threads)";
+  return Status::Ok();
+}
+
+Status ImageDataLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
+  top[0]->Reshape(top_shape_);
+  if (top.size() > 1) top[1]->Reshape({batch_size_});
+  return Status::Ok();
+}
+
+void ImageDataLayer::SetShard(int index, int count) {
+  DT_CHECK(count >= 1 && index >= 0 && index < count);
+  prefetcher_.reset();  // joins the thread: the position is ours again
+  offset_ = 0;
+  bad_images_ = consumed_bad_images_ = 0;
+  shard_index_ = index;
+  shard_count_ = count;
+  consumed_state_ = LoaderState();
+}
+
+const ImageListEntry& ImageDataLayer::EntryAt(int64_t position) {
+  const int64_t count = static_cast<int64_t>(list_.size());
+  const int64_t at = position + skip_;
+  const int64_t epoch = at / count;
+  if (!shuffle_) return list_[at % count];
+  if (epoch != order_epoch_) {
+    order_.resize(list_.size());
+    for (int64_t i = 0; i < count; ++i) order_[i] = i;
+    Rng rng(DeriveSeed(seed_ ^ kShuffleStream, static_cast<uint64_t>(epoch)));
+    ShuffleWith(rng, &order_);
+    order_epoch_ = epoch;
+  }
+  return list_[order_[at % count]];
+}
+
+int64_t ImageDataLayer::NextPosition() {
+  while (offset_ % shard_count_ != shard_index_) ++offset_;
+  return offset_++;
+}
+
+StatusOr<HwcImage> ImageDataLayer::Decode(const ImageListEntry& entry, Worker& worker) const {
+  DT_RETURN_IF_ERROR(
+      ReadFileInto(param_.image_data_param().root_folder() + entry.path, &worker.bytes));
+  return worker.decoder.Decode(worker.bytes, color_, new_height_, new_width_);
+}
+
+Status ImageDataLayer::TransformInto(const Slot& slot, const HwcImage& image, float* out) const {
+  // The random crop and mirror of an image depend only on its position in the sequence, so that
+  // thread count and sharding change nothing (as DataLayer does).
+  Rng rng(DeriveSeed(seed_, static_cast<uint64_t>(slot.position) + 1));
+  return transformer_->Transform(
+      PixelView{image.pixels, image.channels, image.height, image.width, true}, rng, out);
+}
+
+Status ImageDataLayer::InContext(const Status& status, const ImageListEntry& entry) const {
+  return status.ok() ? status : status.WithContext(Where(entry));
+}
+
+Status ImageDataLayer::LoadItem(const Slot& slot, Worker& worker, const HwcImage* like,
+                                float* out) const {
+  StatusOr<HwcImage> image = Decode(*slot.entry, worker);
+  if (!image.ok()) return InContext(image.status(), *slot.entry);
+  if (like && (image->channels != like->channels || image->height != like->height ||
+               image->width != like->width)) {
+    return InContext(
+        DataLoss("is " + std::to_string(image->channels) + "x" + std::to_string(image->height) +
+                 "x" + std::to_string(image->width) + " but this batch's first image is " +
+                 std::to_string(like->channels) + "x" + std::to_string(like->height) + "x" +
+                 std::to_string(like->width) +
+                 " (set new_height/new_width or crop_size for images of mixed sizes)"),
+        *slot.entry);
+  }
+  return InContext(TransformInto(slot, *image, out), *slot.entry);
+}
+
+Status ImageDataLayer::SkipBadImage(const Status& status, int* skipped_in_batch) {
+  ++bad_images_;
+  if (++*skipped_in_batch > static_cast<int>(list_.size())) {
+    return DataLoss(std::to_string(*skipped_in_batch) + " bad images while filling one batch, " +
+                    "more than the " + std::to_string(list_.size()) +
+                    " listed; the last: " + status.message());
+  }
+  DT_LOG(WARNING) << "layer '" << name() << "' (ImageData): skipping bad image (" << bad_images_
+                  << " skipped so far): " << status.message();
+  return Status::Ok();
+}
+
+void ImageDataLayer::Assign(Slot* slot) {
+  slot->position = NextPosition();
+  slot->entry = &EntryAt(slot->position);
+}
+
+Status ImageDataLayer::LoadBatch(Batch* batch) {
+  for (Slot& slot : slots_) Assign(&slot);
+  int skipped_in_batch = 0;
+  // A bad image: the error (fail mode), or counted and replaced by the next position.
+  auto handle_bad = [&](Slot* slot, const Status& status) -> Status {
+    if (!skip_bad_) return status;
+    DT_RETURN_IF_ERROR(SkipBadImage(status, &skipped_in_batch));
+    Assign(slot);
+    return Status::Ok();
+  };
+
+  // The shape of one transformed image: fixed by crop_size or new_height/new_width, else that
+  // of the batch's first image (decoded and transformed here, before the others).
+  std::vector<int> shape(top_shape_.begin() + 1, top_shape_.end());
+  int first = 0;
+  const bool fixed = transformer_->param().crop_size() > 0 || new_height_ > 0;
+  const HwcImage* first_image = nullptr;
+  HwcImage decoded;
+  while (!fixed && !first_image) {
+    Slot& slot = slots_[0];
+    StatusOr<HwcImage> image = Decode(*slot.entry, *workers_[0]);
+    Status status = image.status();
+    if (status.ok()) {
+      status = transformer_->CheckFits(image->channels, image->height, image->width);
+    }
+    if (status.ok()) {
+      decoded = *image;
+      first_image = &decoded;
+      shape = transformer_->OutputShape(decoded.channels, decoded.height, decoded.width);
+    } else {
+      DT_RETURN_IF_ERROR(handle_bad(&slot, InContext(status, *slot.entry)));
+    }
+  }
+  batch->data.Reshape({batch_size_, shape[0], shape[1], shape[2]});
+  batch->label.Reshape({batch_size_});
+  const int64_t item_size = batch->data.count(1);
+  float* data = batch->data.mutable_data();
+  float* label = batch->label.mutable_data();
+  if (first_image) {
+    DT_RETURN_IF_ERROR(InContext(TransformInto(slots_[0], *first_image, data), *slots_[0].entry));
+    label[0] = static_cast<float>(slots_[0].entry->label);
+    first = 1;
+  }
+
+  // The slots still to fill; a round refills the bad ones (skip_bad_images) with new positions.
+  std::vector<int>& todo = todo_;
+  std::vector<int>& again = again_;
+  todo.clear();
+  for (int i = first; i < batch_size_; ++i) todo.push_back(i);
+  while (!todo.empty()) {
+    pool_->ParallelFor(static_cast<int>(todo.size()), [&](int k, int worker) {
+      Slot& slot = slots_[todo[k]];
+      slot.status = LoadItem(slot, *workers_[worker], first_image, data + todo[k] * item_size);
+    });
+    // In slot order, so that which error is reported and which positions replace bad images do
+    // not depend on the threads.
+    again.clear();
+    for (int i : todo) {
+      Slot& slot = slots_[i];
+      if (slot.status.ok()) {
+        label[i] = static_cast<float>(slot.entry->label);
+        continue;
+      }
+      DT_RETURN_IF_ERROR(handle_bad(&slot, slot.status));
+      again.push_back(i);
+    }
+    todo.swap(again);
+  }
+  batch->state = LoaderState();
+  return Status::Ok();
+}
+
+// As DataLayer: sharded, the position saved is the start of the next round of shard_count
+// positions, the same on every shard when no image was skipped.
+std::string ImageDataLayer::LoaderState() const {
+  const int64_t round_start = (offset_ + shard_count_ - 1) / shard_count_ * shard_count_;
+  return std::to_string(round_start) + "\n" + std::to_string(bad_images_);
+}
+
+std::string ImageDataLayer::SaveState() const {
+  if (!transformer_) return std::string();  // not set up: nothing read yet
+  return consumed_state_;
+}
+
+Status ImageDataLayer::RestoreState(const std::string& state) {
+  if (!transformer_) return Error("cannot restore the data position before Setup");
+  const size_t newline = state.find('\n');
+  int64_t position = -1, bad = -1;
+  try {
+    size_t used = 0, used_bad = 0;
+    position = std::stoll(state.substr(0, newline), &used);
+    bad = std::stoll(state.substr(newline + 1), &used_bad);
+    if (used != newline || used_bad != state.size() - newline - 1) position = -1;
+  } catch (const std::exception&) {
+    position = -1;
+  }
+  if (newline == std::string::npos || position < 0 || bad < 0) {
+    return DataLoss("corrupt data position for layer '" + name() + "'");
+  }
+  prefetcher_.reset();  // drop the batches read ahead
+  offset_ = position;
+  bad_images_ = consumed_bad_images_ = bad;
+  consumed_state_ = LoaderState();
+  return Status::Ok();
+}
+
+Status ImageDataLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  if (!prefetcher_) {
+    consumed_state_ = LoaderState();
+    prefetcher_ = std::make_unique<BatchPrefetcher>(
+        prefetch_depth_, [this](Batch* batch) { return WithLayer(LoadBatch(batch)); });
+  }
+  DT_ASSIGN_OR_RETURN(Batch * batch, prefetcher_->Take());
+  top[0]->ReshapeLike(batch->data);
+  std::copy(batch->data.data(), batch->data.data() + batch->data.count(), top[0]->mutable_data());
+  if (top.size() > 1) {
+    top[1]->ReshapeLike(batch->label);
+    std::copy(batch->label.data(), batch->label.data() + batch->label.count(),
+              top[1]->mutable_data());
+  }
+  consumed_state_ = batch->state;
+  consumed_bad_images_ = std::stoll(batch->state.substr(batch->state.find('\n') + 1));
+  prefetcher_->Release(batch);
+  return Status::Ok();
+}
+
+}  // namespace dtrain
