@@ -16,8 +16,17 @@ void Add(std::vector<std::string>* paths, const std::string& path) {
   }
 }
 
-void AddNetInputs(const NetParameter& net, int rank, int world, std::vector<std::string>* paths) {
+// Whether `layer` is only in the TEST phase (so unused by a solver without test_iter).
+bool TestOnly(const LayerParameter& layer) {
+  return layer.include_size() > 0 &&
+         std::all_of(layer.include().begin(), layer.include().end(),
+                     [](const NetStateRule& rule) { return rule.has_phase() && rule.phase() == TEST; });
+}
+
+void AddNetInputs(const NetParameter& net, int rank, int world, bool with_test,
+                  std::vector<std::string>* paths) {
   for (const LayerParameter& layer : net.layer()) {
+    if (!with_test && TestOnly(layer)) continue;
     if (layer.type() == "Data" && !IsDataServerUri(layer.data_param().source())) {
       Add(paths, ExpandRankPattern(layer.data_param().source(), rank, world));
     } else if (layer.type() == "ImageData") {
@@ -28,10 +37,11 @@ void AddNetInputs(const NetParameter& net, int rank, int world, std::vector<std:
   }
 }
 
-void AddNetFile(const std::string& path, int rank, int world, std::vector<std::string>* paths) {
+void AddNetFile(const std::string& path, int rank, int world, bool with_test,
+                std::vector<std::string>* paths) {
   Add(paths, path);
   NetParameter net;
-  if (ReadTextProto(path, &net).ok()) AddNetInputs(net, rank, world, paths);
+  if (ReadTextProto(path, &net).ok()) AddNetInputs(net, rank, world, with_test, paths);
 }
 
 }  // namespace
@@ -54,18 +64,25 @@ std::vector<std::string> JobInputPaths(const std::vector<std::string>& job,
       Add(&paths, ExpandRankPattern(JobFlagValue(job, flag), rank, world));
     }
     const std::string model = JobFlagValue(job, "model");
-    if (!model.empty()) AddNetFile(model, rank, world, &paths);
+    if (!model.empty()) AddNetFile(model, rank, world, /*with_test=*/true, &paths);
     const std::string solver_path = ExpandRankPattern(JobFlagValue(job, "solver"), rank, world);
     if (solver_path.empty()) continue;
     Add(&paths, solver_path);
     SolverParameter solver;
     if (!ReadTextProto(solver_path, &solver).ok()) continue;
-    for (const std::string& net : {solver.net(), solver.train_net()}) {
-      if (!net.empty()) AddNetFile(ExpandRankPattern(net, rank, world), rank, world, &paths);
+    // TEST-phase inputs count only when the solver tests.
+    const bool tests = solver.test_iter_size() > 0;
+    if (!solver.net().empty()) {
+      AddNetFile(ExpandRankPattern(solver.net(), rank, world), rank, world, tests, &paths);
     }
-    for (const std::string& net : solver.test_net()) AddNetFile(net, rank, world, &paths);
-    if (solver.has_net_param()) AddNetInputs(solver.net_param(), rank, world, &paths);
-    if (solver.has_train_net_param()) AddNetInputs(solver.train_net_param(), rank, world, &paths);
+    if (!solver.train_net().empty()) {
+      AddNetFile(ExpandRankPattern(solver.train_net(), rank, world), rank, world, false, &paths);
+    }
+    for (const std::string& net : solver.test_net()) AddNetFile(net, rank, world, true, &paths);
+    if (solver.has_net_param()) AddNetInputs(solver.net_param(), rank, world, tests, &paths);
+    if (solver.has_train_net_param()) {
+      AddNetInputs(solver.train_net_param(), rank, world, false, &paths);
+    }
   }
   return paths;
 }

@@ -16,6 +16,7 @@
 
 #include "cli/command.h"
 #include "cli/job_inputs.h"
+#include "cli/per_worker_files.h"
 #include "cluster/launch_plan.h"
 #include "cluster/shell_quote.h"
 #include "cluster/shell_words.h"
@@ -204,9 +205,34 @@ StatusOr<LaunchOptions> OptionsFromFlags(const Flags& flags) {
   return options;
 }
 
+// --per-worker-files: writes each rank's solver, net and list and points the job's --solver at
+// them (per_worker_files.h).
+Status UsePerWorkerFiles(const Flags& flags, int ranks, LaunchOptions* options) {
+  std::string* solver = nullptr;
+  for (std::string& arg : options->job) {
+    if (arg.rfind("--solver=", 0) == 0 || arg.rfind("-solver=", 0) == 0) solver = &arg;
+  }
+  if (!solver) return InvalidArgument("--per-worker-files needs the job's --solver=S");
+  const std::string path = solver->substr(solver->find('=') + 1);
+  const std::string dir = flags.Has("work-dir")
+                              ? flags.Get("work-dir")
+                              : (std::filesystem::path(path).parent_path() / "per_worker").string();
+  DT_ASSIGN_OR_RETURN(int seed, flags.GetInt("seed"));
+  DT_ASSIGN_OR_RETURN(std::string pattern,
+                      WritePerWorkerFiles(path, ranks, dir, static_cast<uint64_t>(seed)));
+  *solver = "--solver=" + pattern;
+  DT_LOG(INFO) << "launch: per-worker solver, net and list files for " << ranks << " ranks in "
+               << dir;
+  return Status::Ok();
+}
+
 Status RunLaunch(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(LaunchOptions options, OptionsFromFlags(flags));
   DT_ASSIGN_OR_RETURN(LaunchPlan plan, PlanLaunch(options));
+  if (flags.GetBool("per-worker-files")) {
+    DT_RETURN_IF_ERROR(UsePerWorkerFiles(flags, plan.ranks, &options));
+    DT_ASSIGN_OR_RETURN(plan, PlanLaunch(options));
+  }
   if (flags.GetBool("dry-run")) {
     std::printf("# %d rank(s) on %zu host(s); master %s%s\n%s", plan.ranks, options.hosts.size(),
                 plan.master.c_str(),
@@ -264,6 +290,10 @@ Command LaunchCommand() {
             false, "auto"},
            {"mpirun", "the mpirun to use", false, "mpirun"},
            {"dtrain", "the dtrain binary on the hosts (default: this one's path)"},
+           {"per-worker-files", "write a solver, net and image list per rank from the job's "
+                                "solver (--solver=S) and run with those", true},
+           {"work-dir", "where --per-worker-files writes (default: S's folder/per_worker)"},
+           {"seed", "seed of --per-worker-files' list shuffle", false, "1"},
            {"dry-run", "print the commands, run nothing", true},
            {"no-preflight", "skip the pre-flight checks", true},
            {"preflight-timeout", "seconds each host has to answer the pre-flight", false, "30"}},

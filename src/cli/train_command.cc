@@ -94,10 +94,12 @@ Status RestoreOnEveryRank(const std::string& path, Communicator& communicator, S
 
 // The data layers of every net read rank r's share of each epoch: the positions r, r + N,
 // r + 2N, ..., so that the N batches of an iteration are the batch one process of N times the
-// size reads. A layer with a per-rank source (%#) reads all of its own file.
+// size reads. A layer with a per-rank source (%#) reads all of its own file, and so do the train
+// net's layers when `shard_train_net` is false (a per-rank solver brings per-rank data).
 void ShardDataLayers(Solver& solver, const Communicator& communicator,
-                     const std::set<std::string>& per_rank_sources) {
-  std::vector<Net*> nets = {&solver.net()};
+                     const std::set<std::string>& per_rank_sources, bool shard_train_net) {
+  std::vector<Net*> nets;
+  if (shard_train_net) nets.push_back(&solver.net());
   for (const auto& test_net : solver.test_nets()) nets.push_back(test_net.get());
   for (Net* net : nets) {
     for (const auto& layer : net->layers()) {
@@ -189,6 +191,10 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   std::set<std::string> per_rank_sources;  // Data layers reading files of their own (%# paths)
   DT_RETURN_IF_ERROR(ExpandRankPatterns(&param, communicator.rank(), communicator.size(),
                                         &per_rank_sources));
+  // A solver of its own per rank (dtrain launch --per-worker-files) comes with training data of
+  // its own: the train net's data layers then read all of their sources (test nets are shared
+  // out as usual).
+  const bool per_rank_solver = flags.Get("solver").find("%#") != std::string::npos;
   if (flags.GetBool("global-batch")) {
     DT_ASSIGN_OR_RETURN(std::vector<std::string> split,
                         SplitGlobalBatch(&param, communicator.size()));
@@ -197,7 +203,7 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
     }
   }
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(param));
-  ShardDataLayers(*solver, communicator, per_rank_sources);
+  ShardDataLayers(*solver, communicator, per_rank_sources, /*shard_train_net=*/!per_rank_solver);
   for (int i = 0; i < param.test_iter_size(); ++i) {
     if (param.test_iter(i) % communicator.size() == 0) continue;
     DT_LOG(WARNING) << "test_iter " << param.test_iter(i) << " of test net #" << i

@@ -4,6 +4,7 @@
 // MultiHost (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "cluster/netns_cluster.h"
 #include "cluster/slurm_cluster.h"
 #include "data/data_test_util.h"
+#include "data/image_test_util.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 
@@ -154,6 +156,54 @@ TEST_F(MultiHostLaunch, InsideASlurmAllocationTheStepsAreSrun) {
   EXPECT_TRUE(Contains(r.output, "pre-flight on 2 host(s)")) << r.output;
   EXPECT_TRUE(Contains(r.output, "launch: training: srun --mpi=pmix --overlap -n 2")) << r.output;
   EXPECT_TRUE(std::filesystem::exists(testing::WeightsPath(dir, "slurm", 10)));
+}
+
+// The GoogLeNet recipe: 3 hosts, each rank reading its own shard of a folder of JPEGs, with the
+// shards as %# paths (split-list) and as per-worker files (launch --per-worker-files). Batch 1 per
+// rank and 2 iterations: GoogLeNet on a shared 2-core machine is slow, and what is checked is the
+// data path and the launch, not learning.
+TEST_F(MultiHostLaunch, GooglenetRecipeTrainsOnThreeHostsEachReadingItsShard) {
+  TempDir dir;
+  NetnsCluster cluster(kGooglenetRecipeCluster, 3);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  for (int c = 0; c < 3; ++c) {
+    for (int i = 0; i < 4; ++i) {
+      const std::string folder = dir.Path("images/n0" + std::to_string(c));
+      std::filesystem::create_directories(folder);
+      testing::WriteBytes(folder + "/img" + std::to_string(i) + ".JPEG",
+                          testing::JpegBytes(testing::GradientBgr(12, 16, 10 * c + i), 12, 16, 3, 90));
+    }
+  }
+  for (const std::string per_worker : {"0", "1"}) {
+    const std::string work = dir.Path("work" + per_worker);
+    const std::string command =
+        "timeout -s KILL 600 env " + cluster.Environment() + " HOSTFILE=" +
+        WriteHostfile(cluster, dir) + " path_to_imagenet_train_folder=" + dir.Path("images") +
+        " batchsize_pernode=1 WORK=" + work + " ITERATIONS=2 SNAPSHOT=2 PER_WORKER_FILES=" +
+        per_worker + " DTRAIN=" + DTRAIN_BINARY + " LAUNCH_FLAGS='" +
+        HarnessLaunchFlags(cluster) + "' bash " + DTRAIN_SOURCE_DIR +
+        "/scripts/run_googlenet_multinode.sh";
+    const CommandResult r = testing::RunShell(command);
+    std::cout << r.output.substr(r.output.size() > 2500 ? r.output.size() - 2500 : 0) << "\n";
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(Contains(r.output, "12 images, 3 ranks x 1 per iteration")) << r.output;
+    EXPECT_TRUE(Contains(r.output, "pre-flight on 3 host(s)")) << r.output;
+    EXPECT_TRUE(std::filesystem::exists(work + "/googlenet_iter_2.caffemodel")) << r.output;
+    // Each rank's shard: 4 of the 12 images, together all of them.
+    std::vector<std::string> lines;
+    for (int rank = 0; rank < 3; ++rank) {
+      const std::string shard = per_worker == "1"
+                                    ? work + "/per_worker/data_" + std::to_string(rank) + ".txt"
+                                    : work + "/train_" + std::to_string(rank) + "_of_3.txt";
+      std::ifstream in(shard);
+      int count = 0;
+      for (std::string line; std::getline(in, line); ++count) lines.push_back(line);
+      EXPECT_EQ(count, 4) << shard;
+    }
+    std::sort(lines.begin(), lines.end());
+    EXPECT_EQ(std::unique(lines.begin(), lines.end()), lines.end());
+    EXPECT_EQ(lines.size(), 12u);
+  }
 }
 
 }  // namespace

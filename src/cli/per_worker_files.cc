@@ -1,0 +1,91 @@
+#include "cli/per_worker_files.h"
+
+#include <filesystem>
+#include <vector>
+
+#include "core/proto_io.h"
+#include "data/image_list.h"
+#include "dist/rank_paths.h"
+#include "proto/solver.pb.h"
+
+namespace dtrain {
+namespace {
+
+// A layer name as a file name: "/" and blanks become "_".
+std::string FileStem(std::string name) {
+  for (char& c : name) {
+    if (c == '/' || c == ' ' || c == '\t') c = '_';
+  }
+  return name;
+}
+
+std::string RankFile(const std::string& dir, const std::string& stem, int rank,
+                     const std::string& extension) {
+  return (std::filesystem::path(dir) / (stem + "_" + std::to_string(rank) + extension)).string();
+}
+
+}  // namespace
+
+StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ranks,
+                                          const std::string& dir, uint64_t seed) {
+  if (ranks < 1) return InvalidArgument("per-worker files need at least one rank");
+  SolverParameter solver;
+  DT_RETURN_IF_ERROR(ReadTextProto(solver_path, &solver));
+  if (solver.has_train_net() || solver.has_train_net_param()) {
+    return Unsupported("--per-worker-files handles solvers with `net` or `net_param`; '" +
+                       solver_path + "' uses train_net");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return IoError("cannot create '" + dir + "': " + ec.message());
+
+  // The shards of every ImageData list that is common to all ranks (no %#), split once.
+  NetParameter net;
+  if (solver.has_net_param()) {
+    net = solver.net_param();
+  } else if (solver.net().find("%#") == std::string::npos) {
+    DT_RETURN_IF_ERROR(ReadTextProto(solver.net(), &net));
+  }
+  std::vector<std::string> split_layers;
+  for (const LayerParameter& layer : net.layer()) {
+    if (layer.type() != "ImageData") continue;
+    const std::string& list = layer.image_data_param().source();
+    if (list.find("%#") != std::string::npos) continue;
+    std::vector<std::string> shards;
+    for (int r = 0; r < ranks; ++r) shards.push_back(RankFile(dir, FileStem(layer.name()), r, ".txt"));
+    for (const std::string& shard : shards) std::filesystem::remove(shard, ec);
+    DT_RETURN_IF_ERROR(SplitImageList(list, shards, seed, /*shuffle=*/true));
+    split_layers.push_back(layer.name());
+  }
+
+  for (int rank = 0; rank < ranks; ++rank) {
+    SolverParameter mine = solver;
+    if (!mine.has_net_param() && mine.net().find("%#") == std::string::npos) {
+      *mine.mutable_net_param() = net;
+      mine.clear_net();
+    }
+    std::set<std::string> per_rank_layers;
+    DT_RETURN_IF_ERROR(ExpandRankPatterns(&mine, rank, ranks, &per_rank_layers));
+    if (!mine.has_net_param()) {  // a %# net file: ExpandRankPatterns inlined it, or read it here
+      NetParameter own;
+      DT_RETURN_IF_ERROR(ReadTextProto(mine.net(), &own));
+      *mine.mutable_net_param() = own;
+      mine.clear_net();
+    }
+    for (LayerParameter& layer : *mine.mutable_net_param()->mutable_layer()) {
+      for (const std::string& name : split_layers) {
+        if (layer.name() == name && layer.type() == "ImageData") {
+          layer.mutable_image_data_param()->set_source(RankFile(dir, FileStem(name), rank, ".txt"));
+        }
+      }
+    }
+    const std::string net_file = RankFile(dir, "net", rank, ".prototxt");
+    DT_RETURN_IF_ERROR(WriteTextProtoAtomically(net_file, mine.net_param()));
+    mine.clear_net_param();
+    mine.set_net(net_file);
+    DT_RETURN_IF_ERROR(WriteTextProtoAtomically(RankFile(dir, "solver", rank, ".prototxt"), mine));
+  }
+  return (std::filesystem::path(dir) / "solver_%#.prototxt").string();
+}
+
+}  // namespace dtrain

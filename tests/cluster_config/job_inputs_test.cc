@@ -1,0 +1,38 @@
+#include "cli/job_inputs.h"
+
+#include <gtest/gtest.h>
+
+#include "data/data_test_util.h"
+#include "testing/run_command.h"
+
+namespace dtrain {
+namespace {
+
+TEST(JobInputsTest, SolverNetsAndDataPerRankWithTestInputsOnlyWhenTesting) {
+  testing::TempDir dir;
+  testing::WriteTextFile(dir.Path("net.prototxt"), R"(
+    layer { name: "train" type: "ImageData" top: "data" top: "label" include { phase: TRAIN }
+            image_data_param { source: "list_%#_of_%*.txt" root_folder: "/images/" } }
+    layer { name: "served" type: "Data" top: "x" include { phase: TRAIN }
+            data_param { source: "tcp://master:5555" } }
+    layer { name: "val" type: "Data" top: "data" top: "label" include { phase: TEST }
+            transform_param { mean_file: "mean.binaryproto" } data_param { source: "val_lmdb" } })");
+  const std::string net = dir.Path("net.prototxt");
+  testing::WriteTextFile(dir.Path("solver.prototxt"), "net: '" + net + "'\n");
+  const std::vector<std::string> job = {"train", "--solver=" + dir.Path("solver.prototxt"),
+                                        "-weights", "w.caffemodel"};
+  EXPECT_EQ(JobFlagValue(job, "weights"), "w.caffemodel");
+  EXPECT_EQ(JobInputPaths(job, {2, 3}, 4),
+            (std::vector<std::string>{"w.caffemodel", dir.Path("solver.prototxt"), net,
+                                      "list_2_of_4.txt", "/images/", "list_3_of_4.txt"}));
+  testing::WriteTextFile(dir.Path("solver.prototxt"), "net: '" + net + "'\ntest_iter: 10\n");
+  EXPECT_EQ(JobInputPaths(job, {0}, 1),
+            (std::vector<std::string>{"w.caffemodel", dir.Path("solver.prototxt"), net,
+                                      "list_0_of_1.txt", "/images/", "val_lmdb",
+                                      "mean.binaryproto"}));
+  EXPECT_EQ(DataServerInputPaths({"--source=/lmdb", "--batch-size=5", "--auth-file=s"}),
+            (std::vector<std::string>{"/lmdb", "s"}));
+}
+
+}  // namespace
+}  // namespace dtrain
