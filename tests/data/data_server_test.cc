@@ -180,14 +180,7 @@ TEST_F(DataServerTest, ServedDataLayerMatchesLmdbDataLayer) {
     ASSERT_TRUE(server);
     for (int shard = 0; shard < 2; ++shard) {
       auto layer_for = [&](const std::string& source) {
-        LayerParameter p;
-        p.set_name("data");
-        p.set_type("Data");
-        p.add_top("data");
-        p.add_top("label");
-        p.mutable_data_param()->set_source(source);
-        p.mutable_data_param()->set_batch_size(7);
-        p.mutable_data_param()->set_backend(DataParameter::LMDB);
+        LayerParameter p = testing::DataLayerParam(source, 7);
         *p.mutable_transform_param() = data.transform;
         auto layer = testing::MakeLayer(p, TRAIN, 99);
         static_cast<DataLayer*>(layer.get())->SetShard(shard, 2);
@@ -222,15 +215,7 @@ TEST_F(DataServerTest, DataPositionResumesAcrossServedAndLmdbSources) {
   auto server = StartServer(Records());
   ASSERT_TRUE(server);
   auto layer_for = [&](const std::string& source) {
-    LayerParameter p;
-    p.set_name("data");
-    p.set_type("Data");
-    p.add_top("data");
-    p.add_top("label");
-    p.mutable_data_param()->set_source(source);
-    p.mutable_data_param()->set_batch_size(4);
-    p.mutable_data_param()->set_backend(DataParameter::LMDB);
-    auto layer = testing::MakeLayer(p, TRAIN, 5);
+    auto layer = testing::MakeLayer(testing::DataLayerParam(source, 4), TRAIN, 5);
     static_cast<DataLayer*>(layer.get())->SetShard(1, 2);
     return layer;
   };

@@ -15,6 +15,7 @@
 
 #include "data/datum.h"
 #include "data/lmdb_db.h"
+#include "proto/net.pb.h"
 
 namespace dtrain::testing {
 
@@ -69,6 +70,19 @@ inline void WriteTinyLmdb(const std::string& path, int count, int channels, int 
   }
   Status closed = (*writer)->Close();
   ASSERT_TRUE(closed.ok()) << closed.message();
+}
+
+// A Data layer ("data", tops data and label) reading `source` in batches of `batch_size`.
+inline LayerParameter DataLayerParam(const std::string& source, int batch_size) {
+  LayerParameter p;
+  p.set_name("data");
+  p.set_type("Data");
+  p.add_top("data");
+  p.add_top("label");
+  p.mutable_data_param()->set_source(source);
+  p.mutable_data_param()->set_batch_size(batch_size);
+  p.mutable_data_param()->set_backend(DataParameter::LMDB);
+  return p;
 }
 
 }  // namespace dtrain::testing

@@ -14,12 +14,6 @@ namespace {
 using testing::RunDtrain;
 using testing::WriteTextFile;
 
-#define EXPECT_FAILS_WITH(result, text)                                   \
-  do {                                                                    \
-    EXPECT_NE((result).exit_code, 0) << (result).output;                  \
-    EXPECT_NE((result).output.find(text), std::string::npos) << (result).output; \
-  } while (0)
-
 TEST(BadInput, MalformedPrototxtNamesFileLineAndColumn) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("net.prototxt"), "name: 'x'\nlayer {\n  name: 'a'\n  typo: 'ReLU'\n}\n");

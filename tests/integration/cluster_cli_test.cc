@@ -24,12 +24,6 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-#define EXPECT_FAILS_WITH(result, text)                                          \
-  do {                                                                           \
-    EXPECT_EQ((result).exit_code, 1) << (result).output;                         \
-    EXPECT_TRUE(Contains((result).output, text)) << (result).output;             \
-  } while (0)
-
 TEST(ClusterCli, SlurmScriptRunsThisBinaryWithTheArgumentsAfterDashDash) {
   auto r = RunDtrain("cluster slurm-script --nodes=2 --time=30 -- train --solver='a b.prototxt' --threads=0");
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -17,12 +17,6 @@ namespace {
 using testing::RunDtrain;
 using testing::WriteTextFile;
 
-#define EXPECT_FAILS_WITH(result, text)                                            \
-  do {                                                                             \
-    EXPECT_NE((result).exit_code, 0) << (result).output;                           \
-    EXPECT_NE((result).output.find(text), std::string::npos) << (result).output;   \
-  } while (0)
-
 TEST(DataServerCli, BadFlagsNameTheProblem) {
   testing::TempDir dir;
   testing::WriteTinyLmdb(dir.Path("db"), 4, 1, 2, 2);

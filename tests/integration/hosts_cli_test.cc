@@ -26,12 +26,6 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-#define EXPECT_FAILS_WITH(result, text)                                            \
-  do {                                                                             \
-    EXPECT_EQ((result).exit_code, 1) << (result).output;                           \
-    EXPECT_NE((result).output.find(text), std::string::npos) << (result).output;   \
-  } while (0)
-
 TEST(HostsCli, ListPrintsAHostfile) {
   auto r = RunDtrain("hosts --list=master,10.0.0.12 --slots=2");
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -15,12 +15,6 @@ namespace {
 using testing::RunDtrain;
 using testing::WriteTextFile;
 
-#define EXPECT_FAILS_WITH(result, text)                                          \
-  do {                                                                           \
-    EXPECT_NE((result).exit_code, 0) << (result).output;                         \
-    EXPECT_NE((result).output.find(text), std::string::npos) << (result).output; \
-  } while (0)
-
 void WriteTwoImages(const testing::TempDir& dir) {
   std::filesystem::create_directories(dir.Path("img"));
   testing::WriteBytes(dir.Path("img/a.png"), testing::BgrPng(testing::GradientBgr(4, 4), 4, 4));

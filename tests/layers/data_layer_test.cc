@@ -15,18 +15,6 @@ namespace {
 using testing::MakeLayer;
 using testing::TempDir;
 
-LayerParameter DataParam(const std::string& source, int batch_size) {
-  LayerParameter p;
-  p.set_name("data");
-  p.set_type("Data");
-  p.add_top("data");
-  p.add_top("label");
-  p.mutable_data_param()->set_source(source);
-  p.mutable_data_param()->set_batch_size(batch_size);
-  p.mutable_data_param()->set_backend(DataParameter::LMDB);
-  return p;
-}
-
 class DataLayerTest : public ::testing::Test {
  protected:
   // Forward once; expects the batch to hold TinyDatum records `records` (1x2x2 each).
@@ -54,7 +42,7 @@ class DataLayerTest : public ::testing::Test {
 
 TEST_F(DataLayerTest, ReadsInOrderAndWrapsRound) {
   testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
-  auto layer = MakeLayer(DataParam(dir_.Path("db"), 2), TEST);
+  auto layer = MakeLayer(testing::DataLayerParam(dir_.Path("db"), 2), TEST);
   ASSERT_TRUE(layer);
   Status s = layer->Setup({}, top_);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -68,7 +56,7 @@ TEST_F(DataLayerTest, ReadsInOrderAndWrapsRound) {
 
 TEST_F(DataLayerTest, AppliesTheTransformation) {
   testing::WriteTinyLmdb(dir_.Path("db"), 3, 1, 3, 3);
-  LayerParameter p = DataParam(dir_.Path("db"), 2);
+  LayerParameter p = testing::DataLayerParam(dir_.Path("db"), 2);
   p.mutable_transform_param()->set_crop_size(1);
   p.mutable_transform_param()->set_scale(0.5f);
   p.mutable_transform_param()->add_mean_value(2.f);
@@ -85,7 +73,7 @@ TEST_F(DataLayerTest, AppliesTheTransformation) {
 
 TEST_F(DataLayerTest, DataTopAlone) {
   testing::WriteTinyLmdb(dir_.Path("db"), 2, 1, 2, 2);
-  LayerParameter p = DataParam(dir_.Path("db"), 3);
+  LayerParameter p = testing::DataLayerParam(dir_.Path("db"), 3);
   p.clear_top();
   p.add_top("data");
   auto layer = MakeLayer(p, TEST);
@@ -99,7 +87,7 @@ TEST_F(DataLayerTest, DataTopAlone) {
 
 TEST_F(DataLayerTest, ShardReadsEveryCountthRecord) {
   testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
-  auto layer = MakeLayer(DataParam(dir_.Path("db"), 2), TEST);
+  auto layer = MakeLayer(testing::DataLayerParam(dir_.Path("db"), 2), TEST);
   auto* data_layer = static_cast<DataLayer*>(layer.get());
   data_layer->SetShard(1, 2);
   ASSERT_TRUE(layer->Setup({}, top_).ok());
@@ -114,7 +102,7 @@ TEST_F(DataLayerTest, ShardReadsEveryCountthRecord) {
 TEST_F(DataLayerTest, ShardsTransformEachRecordAsOneReaderDoes) {
   testing::WriteTinyLmdb(dir_.Path("db"), 8, 1, 4, 4);
   auto random_layer = [&](int batch) {
-    LayerParameter p = DataParam(dir_.Path("db"), batch);
+    LayerParameter p = testing::DataLayerParam(dir_.Path("db"), batch);
     p.mutable_transform_param()->set_crop_size(3);
     p.mutable_transform_param()->set_mirror(true);
     return MakeLayer(p, TRAIN);
@@ -148,7 +136,7 @@ TEST_F(DataLayerTest, ShardsTransformEachRecordAsOneReaderDoes) {
 
 TEST_F(DataLayerTest, SetShardAfterForwardRestarts) {
   testing::WriteTinyLmdb(dir_.Path("db"), 5, 1, 2, 2);
-  auto layer = MakeLayer(DataParam(dir_.Path("db"), 2), TEST);
+  auto layer = MakeLayer(testing::DataLayerParam(dir_.Path("db"), 2), TEST);
   ASSERT_TRUE(layer->Setup({}, top_).ok());
   ExpectBatch(layer.get(), {0, 1});
   static_cast<DataLayer*>(layer.get())->SetShard(0, 2);
@@ -158,7 +146,7 @@ TEST_F(DataLayerTest, SetShardAfterForwardRestarts) {
 
 TEST_F(DataLayerTest, RandSkipStartsWithinTheSkipRange) {
   testing::WriteTinyLmdb(dir_.Path("db"), 6, 1, 2, 2);
-  LayerParameter p = DataParam(dir_.Path("db"), 2);
+  LayerParameter p = testing::DataLayerParam(dir_.Path("db"), 2);
   p.mutable_data_param()->set_rand_skip(3);
   auto layer = MakeLayer(p, TEST);
   ASSERT_TRUE(layer->Setup({}, top_).ok());
@@ -172,7 +160,7 @@ TEST_F(DataLayerTest, RandSkipStartsWithinTheSkipRange) {
 
 TEST_F(DataLayerTest, SavedStateResumesReadPositionAndRandomCrops) {
   testing::WriteTinyLmdb(dir_.Path("db"), 7, 1, 4, 4);
-  LayerParameter p = DataParam(dir_.Path("db"), 3);
+  LayerParameter p = testing::DataLayerParam(dir_.Path("db"), 3);
   p.mutable_transform_param()->set_crop_size(2);
   p.mutable_transform_param()->set_mirror(true);
   auto forward = [&](Layer* layer) {
@@ -207,7 +195,7 @@ TEST_F(DataLayerTest, SavedStateResumesReadPositionAndRandomCrops) {
 
 TEST_F(DataLayerTest, MissingSourceNamesThePathAndLayer) {
   const std::string path = dir_.Path("missing_lmdb");
-  auto layer = MakeLayer(DataParam(path, 2), TEST);
+  auto layer = MakeLayer(testing::DataLayerParam(path, 2), TEST);
   Status s = layer->Setup({}, top_);
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(s.message(), "layer 'data' (Data): LMDB '" + path + "' does not exist");
@@ -215,7 +203,7 @@ TEST_F(DataLayerTest, MissingSourceNamesThePathAndLayer) {
 
 TEST_F(DataLayerTest, LeveldbIsUnsupported) {
   testing::WriteTinyLmdb(dir_.Path("db"), 2, 1, 2, 2);
-  LayerParameter p = DataParam(dir_.Path("db"), 2);
+  LayerParameter p = testing::DataLayerParam(dir_.Path("db"), 2);
   p.mutable_data_param()->set_backend(DataParameter::LEVELDB);
   auto layer = MakeLayer(p, TEST);
   Status s = layer->Setup({}, top_);
@@ -237,7 +225,7 @@ TEST_F(DataLayerTest, LeveldbIsUnsupported) {
 
 TEST_F(DataLayerTest, UnsetBackendReadsAnLmdb) {
   testing::WriteTinyLmdb(dir_.Path("db"), 3, 1, 2, 2);
-  LayerParameter p = DataParam(dir_.Path("db"), 2);
+  LayerParameter p = testing::DataLayerParam(dir_.Path("db"), 2);
   p.mutable_data_param()->clear_backend();
   auto layer = MakeLayer(p, TEST);
   Status s = layer->Setup({}, top_);
@@ -247,10 +235,10 @@ TEST_F(DataLayerTest, UnsetBackendReadsAnLmdb) {
 
 TEST_F(DataLayerTest, BadParametersAreErrors) {
   testing::WriteTinyLmdb(dir_.Path("db"), 2, 1, 2, 2);
-  auto layer = MakeLayer(DataParam(dir_.Path("db"), 0), TEST);
+  auto layer = MakeLayer(testing::DataLayerParam(dir_.Path("db"), 0), TEST);
   EXPECT_EQ(layer->Setup({}, top_).message(),
             "layer 'data' (Data): data_param.batch_size must be positive");
-  LayerParameter crop = DataParam(dir_.Path("db"), 1);
+  LayerParameter crop = testing::DataLayerParam(dir_.Path("db"), 1);
   crop.mutable_transform_param()->set_crop_size(3);
   layer = MakeLayer(crop, TEST);
   EXPECT_EQ(layer->Setup({}, top_).message(),
@@ -268,7 +256,7 @@ TEST_F(DataLayerTest, CorruptRecordStopsForwardWithItsKey) {
     }
     ASSERT_TRUE((*writer)->Close().ok());
   }
-  auto layer = MakeLayer(DataParam(dir_.Path("db"), 2), TEST);
+  auto layer = MakeLayer(testing::DataLayerParam(dir_.Path("db"), 2), TEST);
   ASSERT_TRUE(layer->Setup({}, top_).ok());
   ExpectBatch(layer.get(), {0, 1});
   float loss;

@@ -18,3 +18,11 @@ CommandResult RunDtrain(const std::string& args, const std::string& working_dir 
 void WriteTextFile(const std::string& path, const std::string& text);
 
 }  // namespace dtrain::testing
+
+// A dtrain command that must fail (exit status 1: an error, not a crash) saying `text` (in stdout
+// or stderr). Needs gtest.
+#define EXPECT_FAILS_WITH(result, text)                                          \
+  do {                                                                           \
+    EXPECT_EQ((result).exit_code, 1) << (result).output;                         \
+    EXPECT_NE((result).output.find(text), std::string::npos) << (result).output; \
+  } while (0)
