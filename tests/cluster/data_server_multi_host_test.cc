@@ -167,7 +167,7 @@ TEST_F(MultiHostDataServer, ThreeHostsShareAnEpochWhileBadPeersAreRefused) {
 
   const std::string server_log = ReadFile(log);
   const std::string host1 = "10.231." + std::to_string(kServedEpochCluster) + ".11:";
-  for (const std::string& refusal :
+  for (const char* refusal :
        {"not a dtrain data-server frame", "exceeds the limit", "incomplete HELLO frame",
         "authentication failed"}) {
     EXPECT_NE(server_log.find(refusal), std::string::npos) << refusal << "\n" << server_log;
