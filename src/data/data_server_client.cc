@@ -61,10 +61,29 @@ DataServerClient::Clock::time_point DataServerClient::Deadline() const {
                             std::chrono::duration<double>(options_.timeout_s));
 }
 
+void DataServerClient::Interrupt() {
+  interrupted_ = true;
+  // Run by the blocked thread's io_context: closing the socket ends its pending operation.
+  asio::post(io_, [this] {
+    asio::error_code ignored;
+    socket_.close(ignored);
+  });
+}
+
 Status DataServerClient::RunUntil(Clock::time_point deadline, const char* what,
                                   const asio::error_code& result) {
   io_.restart();
-  io_.run_until(deadline);
+  if (!interrupted_) io_.run_until(deadline);
+  if (interrupted_) {
+    if (!done_) {
+      asio::error_code ignored;
+      socket_.close(ignored);
+      io_.restart();
+      io_.run();
+    }
+    connected_ = false;
+    return Status(StatusCode::kInternal, Where() + ": interrupted");
+  }
   if (!done_) {  // timed out: cancel the operation and let its handler run
     asio::error_code ignored;
     socket_.close(ignored);
@@ -151,7 +170,10 @@ Status DataServerClient::Open(Clock::time_point deadline) {
   Status status;
   while (true) {
     status = OpenOnce(deadline);
-    if (status.ok() || status.code() != StatusCode::kIo || Clock::now() >= deadline) break;
+    if (status.ok() || status.code() != StatusCode::kIo || Clock::now() >= deadline ||
+        interrupted_) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   if (!status.ok() && status.code() == StatusCode::kIo) {
@@ -172,8 +194,14 @@ Status DataServerClient::SendSubscription(Clock::time_point deadline) {
 }
 
 Status DataServerClient::Subscribe(const DataServerSubscribe& subscribe) {
+  if (interrupted_) {  // a restart after an interruption: drop its pending close, go on
+    io_.restart();
+    io_.poll();
+    interrupted_ = false;
+    connected_ = false;
+  }
   const Clock::time_point deadline = Deadline();
-  if (subscribed_) {  // a restart: start from a clean connection
+  if (subscribed_ || !connected_) {  // a restart: start from a clean connection
     DT_RETURN_IF_ERROR(Open(deadline));
     ++reconnections_;
   }
@@ -210,7 +238,7 @@ Status DataServerClient::Next(ReceivedBatch* batch) {
       connected_ = false;
       return Status::Ok();
     }
-    if (status.code() != StatusCode::kIo || Clock::now() >= deadline) return status;
+    if (status.code() != StatusCode::kIo || Clock::now() >= deadline || interrupted_) return status;
     DT_LOG(WARNING) << status.message() << "; reconnecting to resume at batch " << next_batch_;
     connected_ = false;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -10,11 +10,13 @@
 // secret, batch size) or a malformed frame is not retried.
 //
 // Blocking calls on the caller's thread (standalone Asio, run with deadlines); one thread at a
-// time.
+// time, except Interrupt, which any thread may call to make the blocking call in progress (and
+// any later one, until the next Subscribe) return an error at once.
 #pragma once
 
 #include <asio.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -61,6 +63,9 @@ class DataServerClient {
   Status Subscribe(const DataServerSubscribe& subscribe);
   // The next batch of the sequence, into `batch` (its buffers are reused).
   Status Next(ReceivedBatch* batch);
+  // Ends a wait for the server now (a Data layer being destroyed must not wait out the timeout).
+  void Interrupt();
+
   // Connections made after the first (for tests and logs).
   int reconnections() const { return reconnections_; }
 
@@ -88,6 +93,7 @@ class DataServerClient {
   asio::io_context io_;
   asio::ip::tcp::socket socket_;
   bool connected_ = false;
+  std::atomic<bool> interrupted_{false};
   bool done_ = false;  // the pending asynchronous operation has completed
   DataServerWelcome welcome_;
   DataServerSubscribe subscription_;

@@ -12,14 +12,21 @@ namespace dtrain {
 
 DataLayer::DataLayer(const LayerParameter& p, const LayerContext& c) : Layer(p, c), seed_(c.seed) {}
 
-DataLayer::~DataLayer() { prefetcher_.reset(); }
+DataLayer::~DataLayer() { StopPrefetching(); }
+
+void DataLayer::StopPrefetching() {
+  if (!prefetcher_) return;
+  // A prefetch thread waiting for a data server must not wait out the server timeout.
+  if (served_) served_->Interrupt();
+  prefetcher_.reset();  // joins the thread: the reader, client and offsets are ours again
+}
 
 Status DataLayer::WithLayer(const Status& status) const {
   return status.WithContext("layer '" + name() + "' (Data)");
 }
 
 Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
-  prefetcher_.reset();  // a repeated Setup starts over
+  StopPrefetching();  // a repeated Setup starts over
   rewind_status_ = Status::Ok();
   const DataParameter& data = param_.data_param();
   if (data.source().empty()) return Error("data_param.source is not set");
@@ -83,7 +90,7 @@ Status DataLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
 void DataLayer::SetShard(int index, int count) {
   DT_CHECK(count >= 1 && index >= 0 && index < count);
   if (prefetcher_) {
-    prefetcher_.reset();  // joins the thread: the reader and offsets are ours again
+    StopPrefetching();
     rewind_status_ = Rewind();
   }
   shard_index_ = index;
@@ -137,7 +144,7 @@ Status DataLayer::RestoreState(const std::string& state) {
   if (newline == std::string::npos || offset < 0 || !rng.Deserialize(state.substr(newline + 1))) {
     return DataLoss("corrupt data position for layer '" + name() + "'");
   }
-  prefetcher_.reset();  // drop the batches read ahead; the reader is ours again
+  StopPrefetching();  // drop the batches read ahead
   DT_RETURN_IF_ERROR(WithLayer(SeekTo(offset)));
   transformer_->rng() = rng;
   rewind_status_ = Status::Ok();

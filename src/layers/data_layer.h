@@ -76,6 +76,9 @@ class DataLayer : public Layer, public ShardedSource {
                     const TensorVec& bottom) override {}
 
  private:
+  // Stops and joins the prefetch thread (interrupting a wait for a data server), dropping the
+  // batches read ahead.
+  void StopPrefetching();
   // Puts the reader on the first record this layer reads: after the rand_skip records.
   Status Rewind();
   // Moves the reader one record on, counting positions for sharding.

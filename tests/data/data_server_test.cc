@@ -239,6 +239,33 @@ TEST_F(DataServerTest, DataPositionResumesAcrossServedAndLmdbSources) {
   }
 }
 
+// A served Data layer whose server is gone is destroyed at once, not after its server_timeout:
+// the prefetch thread's wait for the server is interrupted.
+TEST_F(DataServerTest, ALayerWaitingForAGoneServerIsDestroyedAtOnce) {
+  auto server = StartServer(Records());
+  ASSERT_TRUE(server);
+  LayerParameter p = testing::DataLayerParam(Uri(*server), 4);
+  p.mutable_data_param()->set_server_timeout(60);
+  p.mutable_data_param()->set_prefetch(1);
+  auto layer = testing::MakeLayer(p, TRAIN);
+  Tensor data, label;
+  TensorVec top{&data, &label};
+  ASSERT_TRUE(layer->Setup({}, top).ok());
+  float loss;
+  // With one batch read ahead and one requested ahead, batches 1 and 2 are on their way when
+  // the server stops; after taking them, the prefetch thread waits for batch 3, retrying the
+  // connection for up to 60 s.
+  ASSERT_TRUE(layer->Forward({}, top, &loss).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  server->Stop();
+  ASSERT_TRUE(layer->Forward({}, top, &loss).ok());
+  ASSERT_TRUE(layer->Forward({}, top, &loss).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  layer.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
 TEST_F(DataServerTest, ClientResumesItsSequenceAfterTheServerRestarts) {
   auto server = StartServer(Records(4));
   ASSERT_TRUE(server);
