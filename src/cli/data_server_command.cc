@@ -73,6 +73,7 @@ StatusOr<ServedData> ServedDataFromFlags(const Flags& flags) {
                              "); give the LMDB to serve with --source");
     }
     served.transform = WithLegacyDataFields(data_layer->transform_param(), data);
+    served.force_encoded_color = data.force_encoded_color();
     served.phase = TRAIN;
     served.shipping = ship == "records" ? SHIP_RECORDS : SHIP_FLOATS;
   } else {

@@ -84,7 +84,7 @@ Status BatchMaker::CheckSubscription(const DataServerSubscribe& s) const {
 
 ImageColor BatchMaker::Color() const {
   if (data_.transform.force_gray()) return ImageColor::kGray;
-  if (data_.transform.force_color()) return ImageColor::kColor;
+  if (data_.transform.force_color() || data_.force_encoded_color) return ImageColor::kColor;
   return ImageColor::kNative;
 }
 

@@ -40,6 +40,7 @@ struct ServedData {
   uint32_t batch_size = 0;      // the per-rank batch clients must ask for; 0: any
   TransformationParameter transform;  // SHIP_FLOATS: applied to every record
   Phase phase = TRAIN;                // SHIP_FLOATS: TRAIN crops at random, TEST centres
+  bool force_encoded_color = false;   // SHIP_FLOATS: data_param's, for encoded records
   bool shuffle = false;               // a new record order every epoch (epoch_order.h)
   uint64_t shuffle_seed = 1;
 };
@@ -87,7 +88,8 @@ class BatchMaker {
 
  private:
   BatchMaker() = default;
-  // How SHIP_FLOATS decodes encoded records: transform_param's force_color / force_gray.
+  // How SHIP_FLOATS decodes encoded records: transform_param's force_color / force_gray, and
+  // data_param's force_encoded_color, as a Data layer does.
   ImageColor Color() const;
   Status FillFloats(const DataServerSubscribe& subscribe, int64_t index,
                     DataTransformer* transformer, OutgoingFrame* frame) const;

@@ -16,6 +16,7 @@
 #include "data/datum.h"
 #include "layers/data_layer.h"
 #include "data_test_util.h"
+#include "image_test_util.h"
 #include "testing/layer_test_util.h"
 
 namespace dtrain {
@@ -264,6 +265,52 @@ TEST_F(DataServerTest, ALayerWaitingForAGoneServerIsDestroyedAtOnce) {
   const auto start = std::chrono::steady_clock::now();
   layer.reset();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+// Encoded (PNG) records: shipped as they are and decoded by the layer, or decoded and transformed
+// by the server (in the layer's colour mode); either way what a Data layer reading the LMDB makes.
+TEST_F(DataServerTest, EncodedRecordsServeAsTheLmdbReadsThem) {
+  const std::string encoded = dir_.Path("encoded");
+  {
+    auto writer = LmdbWriter::Create(encoded);
+    ASSERT_TRUE(writer.ok());
+    for (int i = 0; i < 12; ++i) {
+      Datum datum;
+      datum.set_encoded(true);
+      datum.set_data(testing::BgrPng(testing::GradientBgr(8, 8, i), 8, 8));
+      datum.set_label(i);
+      ASSERT_TRUE((*writer)->Put(RecordKey(i), datum.SerializeAsString()).ok());
+    }
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  for (DataShipping shipping : {SHIP_RECORDS, SHIP_FLOATS}) {
+    ServedData data;
+    data.source = encoded;
+    data.shipping = shipping;
+    data.transform.set_crop_size(6);
+    data.transform.set_mirror(true);
+    auto server = StartServer(data);
+    ASSERT_TRUE(server);
+    auto layer_for = [&](const std::string& source) {
+      LayerParameter p = testing::DataLayerParam(source, 5);
+      *p.mutable_transform_param() = data.transform;
+      return testing::MakeLayer(p, TRAIN, 3);
+    };
+    auto local = layer_for(encoded);
+    auto served = layer_for(Uri(*server));
+    Tensor a_data, a_label, b_data, b_label;
+    TensorVec a{&a_data, &a_label}, b{&b_data, &b_label};
+    ASSERT_TRUE(local->Setup({}, a).ok());
+    ASSERT_TRUE(served->Setup({}, b).ok());
+    ASSERT_EQ(b_data.shape(), (std::vector<int>{5, 3, 6, 6}));
+    float loss;
+    for (int iteration = 0; iteration < 4; ++iteration) {
+      ASSERT_TRUE(local->Forward({}, a, &loss).ok());
+      ASSERT_TRUE(served->Forward({}, b, &loss).ok());
+      ASSERT_EQ(testing::Values(a_label), testing::Values(b_label));
+      ASSERT_EQ(testing::Values(a_data), testing::Values(b_data)) << shipping << " " << iteration;
+    }
+  }
 }
 
 TEST_F(DataServerTest, ClientResumesItsSequenceAfterTheServerRestarts) {
