@@ -2,10 +2,20 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <csignal>
 #include <utility>
 
 namespace dtrain {
+
+void CopyBatchTo(const Batch& batch, Tensor* data, Tensor* label) {
+  data->ReshapeLike(batch.data);
+  std::copy(batch.data.data(), batch.data.data() + batch.data.count(), data->mutable_data());
+  if (label) {
+    label->ReshapeLike(batch.label);
+    std::copy(batch.label.data(), batch.label.data() + batch.label.count(), label->mutable_data());
+  }
+}
 
 BatchPrefetcher::BatchPrefetcher(int depth, Loader loader)
     : loader_(std::move(loader)), batches_(depth > 0 ? depth : 1) {

@@ -36,6 +36,9 @@ struct Batch {
   std::string state;
 };
 
+// Copies a batch into a layer's tops, reshaping them: `data`, and `label` unless it is null.
+void CopyBatchTo(const Batch& batch, Tensor* data, Tensor* label);
+
 class BatchPrefetcher {
  public:
   // Fills one batch; reshapes its tensors as needed.

@@ -327,13 +327,7 @@ Status ImageDataLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top
         prefetch_depth_, [this](Batch* batch) { return WithLayer(LoadBatch(batch)); });
   }
   DT_ASSIGN_OR_RETURN(Batch * batch, prefetcher_->Take());
-  top[0]->ReshapeLike(batch->data);
-  std::copy(batch->data.data(), batch->data.data() + batch->data.count(), top[0]->mutable_data());
-  if (top.size() > 1) {
-    top[1]->ReshapeLike(batch->label);
-    std::copy(batch->label.data(), batch->label.data() + batch->label.count(),
-              top[1]->mutable_data());
-  }
+  CopyBatchTo(*batch, top[0], top.size() > 1 ? top[1] : nullptr);
   consumed_state_ = batch->state;
   consumed_bad_images_ = std::stoll(batch->state.substr(batch->state.find('\n') + 1));
   prefetcher_->Release(batch);
