@@ -143,14 +143,11 @@ TEST_F(MultiHostLaunch, InsideASlurmAllocationTheStepsAreSrun) {
   job.batch = 16;
   job.iterations = 10;
   const std::string solver = testing::WriteJob(dir, "slurm", job);
-  // srun.sh's settings, but salloc instead of srun: the allocation's shell command is launch.
-  const std::string net = "10.231." + std::to_string(kSlurmLaunchCluster);
-  const CommandResult r = cluster.Run(
-      0, "timeout -s KILL 300 env SLURM_CONF=/tmp/slurm." + cluster.prefix() +
-             "/slurm.conf OMPI_MCA_btl_tcp_if_include=" + net + ".0/24 OMPI_MCA_oob_tcp_if_include=" +
-             net + ".0/24 OMPI_MCA_mpi_yield_when_idle=1 salloc -N2 -n2 " + DTRAIN_BINARY +
-             " launch --hostfile=" + WriteHostfile(cluster, dir) +
-             " --bind=none --threads-per-rank=1 -- train --solver=" + solver);
+  // The allocation's command is launch; on_slurm_host.sh gives it the harness's MPI settings.
+  const CommandResult r = testing::RunShell(
+      "timeout -s KILL 300 env " + cluster.Environment() + cluster.Script("on_slurm_host.sh") +
+      " salloc -N2 -n2 " + DTRAIN_BINARY + " launch --hostfile=" + WriteHostfile(cluster, dir) +
+      " --bind=none --threads-per-rank=1 -- train --solver=" + solver);
   std::cout << r.output.substr(r.output.size() > 3000 ? r.output.size() - 3000 : 0) << "\n";
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "pre-flight on 2 host(s)")) << r.output;

@@ -1,15 +1,4 @@
 #!/bin/bash
-# srun.sh ARG...: `srun ARG...` started on host 0 of a slurm_cluster.sh cluster (the same
-# DTRAIN_NETNS_PREFIX and DTRAIN_NETNS_NET). srun passes its environment to the ranks, so the
-# settings every MPI job needs on these hosts are set here as defaults, as in mpirun.sh: MPI traffic
-# only on the test subnet, ranks that yield while they wait and are not bound to cores. Give every
-# job a backstop (`timeout`): srun has none of its own below a minute.
-set -u
-PREFIX=${DTRAIN_NETNS_PREFIX:-dtn0-}
-NET=${DTRAIN_NETNS_NET:-10.231.0}
-export SLURM_CONF=/tmp/slurm.${PREFIX}/slurm.conf
-export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-$NET.0/24}
-export OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-$NET.0/24}
-export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
-export OMPI_MCA_hwloc_base_binding_policy=${OMPI_MCA_hwloc_base_binding_policy:-none}
-exec "$(dirname "$0")/on_host.sh" "${PREFIX}0" srun "$@"
+# srun.sh ARG...: `srun ARG...` on host 0 of a slurm_cluster.sh cluster, with the MPI settings of
+# on_slurm_host.sh. srun has no backstop of its own below a minute: give every job `timeout`.
+exec "$(dirname "$0")/on_slurm_host.sh" srun "$@"
