@@ -6,9 +6,11 @@
 // Data sets (written to a temporary directory, removed at the end): CIFAR-sized, 10000 uint8
 // Datums of 3x32x32 served in batches of 100 per rank (floats: scaled, as cifar10_quick's net
 // reads them); ImageNet-sized, 512 Datums of 3x256x256 in batches of 32 (floats: random 224 crop
-// and mirror, as GoogLeNet's net reads them). Each client is a thread with its own connection
-// (rank i of N) that receives batches as fast as it can without unpacking them: what is measured
-// is the server and the transport, on the same cores as the clients. --consumer-img-s is the rate
+// and mirror, as GoogLeNet's net reads them); the same as JPEG-encoded Datums (~40 KB: records
+// ship them compressed and the ranks decode; floats are decoded and cropped by the server). Each
+// client is a thread with its own connection (rank i of N) that receives batches as fast as it
+// can without unpacking them: what is measured is the server and the transport, on the same
+// cores as the clients. --consumer-img-s is the rate
 // at which training consumes CIFAR images (bench/data_server.sh measures cifar10_quick with
 // `dtrain time`); each CIFAR row then shows its multiple of it (target: >= 10).
 #include <atomic>
@@ -24,6 +26,7 @@
 #include "data/data_server.h"
 #include "data/data_server_client.h"
 #include "data/datum.h"
+#include "data/image_encode.h"
 #include "data/lmdb_db.h"
 
 namespace dtrain {
@@ -42,6 +45,7 @@ struct DataSet {
   int records, size;  // size x size, 3 channels
   uint32_t batch;
   TransformationParameter floats_transform;
+  bool jpeg = false;  // encoded Datums (JPEG, quality 90) rather than raw pixels
 };
 
 Status WriteLmdb(const std::string& path, const DataSet& set) {
@@ -49,9 +53,23 @@ Status WriteLmdb(const std::string& path, const DataSet& set) {
   std::mt19937 rng(1);
   std::vector<uint8_t> pixels(size_t{3} * set.size * set.size);
   for (int i = 0; i < set.records; ++i) {
-    for (auto& p : pixels) p = static_cast<uint8_t>(rng());
-    DT_RETURN_IF_ERROR(writer->Put(RecordKey(i), MakeDatum(3, set.size, set.size, pixels.data(), i % 10)
-                                                     .SerializeAsString()));
+    Datum datum;
+    if (set.jpeg) {
+      // Gradients plus noise (HWC), so that the JPEGs come out photo-sized (~40 KB).
+      for (size_t j = 0; j < pixels.size(); ++j) {
+        const size_t x = j / 3 % set.size, y = j / 3 / set.size;
+        pixels[j] = static_cast<uint8_t>(x / 2 + y / 3 + i + rng() % 24);
+      }
+      DT_ASSIGN_OR_RETURN(std::string jpeg,
+                          EncodeJpeg(HwcImage{pixels.data(), 3, set.size, set.size}, 90));
+      datum.set_encoded(true);
+      datum.set_data(jpeg);
+      datum.set_label(i % 10);
+    } else {
+      for (auto& p : pixels) p = static_cast<uint8_t>(rng());
+      datum = MakeDatum(3, set.size, set.size, pixels.data(), i % 10);
+    }
+    DT_RETURN_IF_ERROR(writer->Put(RecordKey(i), datum.SerializeAsString()));
   }
   return writer->Close();
 }
@@ -108,12 +126,15 @@ Status Run(const Options& options) {
   DataSet imagenet{"ImageNet 3x256x256", 512, 256, 32, {}};
   imagenet.floats_transform.set_crop_size(224);
   imagenet.floats_transform.set_mirror(true);
+  DataSet imagenet_jpeg = imagenet;
+  imagenet_jpeg.name = "ImageNet JPEG 256x256";
+  imagenet_jpeg.jpeg = true;
   std::printf("| data | shipping | clients | batch | batches/s | images/s | MB/s |%s\n",
               options.consumer_img_s > 0 ? " x cifar10_quick's consumption |" : "");
   std::printf("|---|---|---|---|---|---|---|%s\n", options.consumer_img_s > 0 ? "---|" : "");
   Status status;
-  for (const DataSet& set : {cifar, imagenet}) {
-    const std::string lmdb = (dir / std::to_string(set.size)).string();
+  for (const DataSet& set : {cifar, imagenet, imagenet_jpeg}) {
+    const std::string lmdb = (dir / (std::to_string(set.size) + (set.jpeg ? "_jpeg" : ""))).string();
     status = WriteLmdb(lmdb, set);
     if (!status.ok()) break;
     for (DataShipping shipping : {SHIP_RECORDS, SHIP_FLOATS}) {
