@@ -11,7 +11,8 @@ packages=(
   libprotobuf-dev protobuf-compiler
   liblmdb-dev lmdb-utils
   libopenblas-dev
-  libdnnl-dev
+  # Debian's dnnl-config.cmake requires OpenCL, which libdnnl-dev only recommends.
+  libdnnl-dev ocl-icd-opencl-dev
   openmpi-bin libopenmpi-dev
   iproute2 iputils-ping util-linux  # tests/cluster/: network-namespace hosts
   # tests/cluster/slurm_cluster.sh: slurmctld, slurmd, srun and munged. Slurm's mpi_pmix_v4.so
@@ -21,7 +22,7 @@ packages=(
   libturbojpeg0-dev libpng-dev   # ImageData layer, convert imageset, encoded Datums
   libasio-dev libssl-dev         # data server: TCP transport (standalone Asio), HMAC (OpenSSL)
   libgtest-dev
-  clang libclang-rt-14-dev       # scripts/fuzz.sh: libFuzzer, ASan, UBSan
+  clang libclang-rt-14-dev libomp-14-dev  # scripts/fuzz.sh: libFuzzer, ASan, UBSan, clang's OpenMP
   dataset-fashion-mnist
   python3 python3-numpy
   python3-yaml python3-jsonschema  # tests: generated ParallelCluster configs against deploy/aws/ schema

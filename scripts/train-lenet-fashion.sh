@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 RANKS=${RANKS:-2}
 
 bash scripts/install-deps.sh
-bash scripts/build.sh
+bash scripts/build.sh --target dtrain
 
 raw=/usr/share/datasets/fashion-mnist
 out=data/fashion_mnist
