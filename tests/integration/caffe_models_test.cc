@@ -25,7 +25,9 @@ using testing::CaffeNetBuilder;
 const std::string kCaffeDir = testing::CaffeModelsDir();
 
 TEST(CaffeModels, EverySupportedNetBuildsInBothPhases) {
-  if (!fs::exists(kCaffeDir)) GTEST_SKIP() << "no " << kCaffeDir;
+  if (const std::string missing = testing::CaffeModelsMissing(); !missing.empty()) {
+    GTEST_SKIP() << missing;
+  }
   testing::TempDir dir;
   CaffeNetBuilder builder(dir);
   std::set<std::string> built, skipped;

@@ -8,6 +8,7 @@
 
 #include "core/rng.h"
 #include "data/data_test_util.h"
+#include "testing/caffe_nets.h"
 #include "testing/run_command.h"
 
 namespace dtrain {
@@ -97,8 +98,10 @@ TEST(ShippedModels, Cifar10QuickAndFullConvertCheckTimeAndTrain) {
 // BVLC's lenet_solver.prototxt and lenet_train_test.prototxt, unchanged, run from a folder laid
 // out like Caffe's, on Fashion-MNIST (Debian's dataset-fashion-mnist) for a short schedule.
 TEST(ShippedModels, CaffesOwnLenetFilesTrainUnchanged) {
-  const std::string caffe = kRepo + "/../shared/data/caffe/examples/mnist";
-  if (!fs::exists(caffe)) GTEST_SKIP() << "no " << caffe;
+  if (const std::string missing = testing::CaffeModelsMissing(); !missing.empty()) {
+    GTEST_SKIP() << missing;
+  }
+  const std::string caffe = testing::CaffeModelsDir() + "/examples/mnist";
   if (!fs::exists(kFashion)) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
   testing::TempDir dir;
   const std::string work = dir.Path("");

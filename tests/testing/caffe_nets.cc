@@ -25,26 +25,31 @@ std::vector<int> SourceShape(const std::string& source) {
   return {3, 256, 256};  // ImageNet-style LMDBs are stored at 256x256
 }
 
-void AddNetFiles(const std::string& root, std::vector<std::string>* files) {
-  if (!fs::exists(root)) return;
-  for (const auto& entry : fs::recursive_directory_iterator(root)) {
-    const std::string path = entry.path().string();
-    if (entry.path().extension() == ".prototxt" && path.find("solver") == std::string::npos) {
-      files->push_back(path);
-    }
-  }
-}
-
 }  // namespace
 
 std::string CaffeModelsDir() { return std::string(DTRAIN_SOURCE_DIR) + "/../shared/data/caffe"; }
 
-std::vector<std::string> ModelNetFiles() {
+std::string CaffeModelsMissing() {
+  if (fs::is_directory(CaffeModelsDir())) return "";
+  return "needs BVLC Caffe's model files at " + CaffeModelsDir() +
+         " (../shared/ is beside the development checkout only)";
+}
+
+std::vector<std::string> NetFilesUnder(const std::string& root) {
   std::vector<std::string> files;
-  AddNetFiles(std::string(DTRAIN_SOURCE_DIR) + "/models", &files);
-  AddNetFiles(CaffeModelsDir(), &files);
+  if (!fs::exists(root)) return files;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() == ".prototxt" && path.find("solver") == std::string::npos) {
+      files.push_back(path);
+    }
+  }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+std::vector<std::string> ShippedNetFiles() {
+  return NetFilesUnder(std::string(DTRAIN_SOURCE_DIR) + "/models");
 }
 
 bool AllTypesSupported(const NetParameter& net, std::string* missing) {

@@ -15,11 +15,17 @@
 
 namespace dtrain::testing {
 
-// Where BVLC Caffe's files are (may be absent outside the development tree).
+// Where BVLC Caffe's files are: ../shared/data/caffe, beside the development checkout only.
 std::string CaffeModelsDir();
 
-// Every net prototxt (no solvers) under models/ and, when present, ../shared/data/caffe, sorted.
-std::vector<std::string> ModelNetFiles();
+// Empty when CaffeModelsDir() exists; else why a test that needs it skips (for GTEST_SKIP).
+std::string CaffeModelsMissing();
+
+// Every net prototxt (no solvers) under `root`, sorted; none when `root` does not exist.
+std::vector<std::string> NetFilesUnder(const std::string& root);
+
+// dtrain's shipped nets (models/).
+std::vector<std::string> ShippedNetFiles();
 
 // Whether the registry knows every layer type of `net`; if not, `missing` names one.
 bool AllTypesSupported(const NetParameter& net, std::string* missing);

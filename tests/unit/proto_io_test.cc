@@ -15,6 +15,7 @@
 #include "proto/blob.pb.h"
 #include "proto/net.pb.h"
 #include "proto/solver.pb.h"
+#include "testing/caffe_nets.h"
 
 namespace dtrain {
 namespace {
@@ -70,8 +71,10 @@ NetParameter MakeNet() {
 }
 
 TEST_F(ProtoIoTest, EveryCaffeExamplePrototxtParses) {
-  const fs::path root = fs::path(DTRAIN_SOURCE_DIR) / ".." / "shared" / "data" / "caffe";
-  if (!fs::is_directory(root)) GTEST_SKIP() << "no Caffe example files at " << root;
+  if (const std::string missing = testing::CaffeModelsMissing(); !missing.empty()) {
+    GTEST_SKIP() << missing;
+  }
+  const fs::path root = testing::CaffeModelsDir();
 
   int nets = 0, solvers = 0;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
