@@ -1,6 +1,9 @@
 #include "cli/net_loading.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "core/logging.h"
 #include "core/proto_io.h"
@@ -8,7 +11,7 @@
 namespace dtrain {
 
 StatusOr<std::unique_ptr<Net>> LoadNetForPhase(const std::string& model_path, Phase phase,
-                                               const std::string& weights_path,
+                                               const std::string& weights, bool weights_strict,
                                                const std::string& engine) {
   if (model_path.empty()) return InvalidArgument("--model is required");
   DT_RETURN_IF_ERROR(ParseEngine(engine).status().WithContext("--engine"));
@@ -17,12 +20,80 @@ StatusOr<std::unique_ptr<Net>> LoadNetForPhase(const std::string& model_path, Ph
   NetState state;
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Net> net, Net::Create(param, state, 1701, engine));
-  if (!weights_path.empty()) {
-    NetParameter weights;
-    DT_RETURN_IF_ERROR(ReadBinaryProto(weights_path, &weights));
-    DT_RETURN_IF_ERROR(net->CopyTrainedLayersFrom(weights).WithContext(weights_path));
-  }
+  if (!weights.empty()) DT_RETURN_IF_ERROR(LoadWeights(weights, weights_strict, net.get()));
   return net;
+}
+
+namespace {
+
+std::string Quoted(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
+}  // namespace
+
+Status LoadWeights(const std::string& list, bool strict, Net* net) {
+  std::set<std::string> copied;
+  std::vector<std::string> ignored;  // "'ip2' (in w.caffemodel)"
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = list.find(',', start);
+    const std::string path = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                            : comma - start);
+    if (!path.empty()) {
+      NetParameter weights;
+      DT_RETURN_IF_ERROR(ReadBinaryProto(path, &weights));
+      WeightsMatch match;
+      DT_RETURN_IF_ERROR(net->CopyTrainedLayersFrom(weights, &match).WithContext(path));
+      DT_LOG(INFO) << "Copied weights from " << path << ": " << match.copied.size()
+                   << " layer(s) with parameters";
+      copied.insert(match.copied.begin(), match.copied.end());
+      for (const std::string& name : match.ignored_with_params) {
+        DT_LOG(WARNING) << path << ": ignoring source layer '" << name
+                        << "' and its parameters: the net has no layer of that name";
+        ignored.push_back("'" + name + "' (in " + path + ")");
+      }
+      if (!match.ignored_without_params.empty()) {
+        DT_LOG(INFO) << path << ": ignoring source layers without parameters that the net does "
+                     << "not have: " << Quoted(match.ignored_without_params);
+      }
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  // A layer that shares (aliases) the parameters of a copied layer was initialised with it.
+  std::set<const Tensor*> initialised;
+  for (const std::string& name : copied) {
+    for (const auto& blob : net->layer_by_name(name)->blobs()) initialised.insert(blob.get());
+  }
+  std::vector<std::string> uninitialised;
+  for (size_t i = 0; i < net->layers().size(); ++i) {
+    const Layer& layer = *net->layers()[i];
+    const bool all_initialised =
+        std::all_of(layer.blobs().begin(), layer.blobs().end(),
+                    [&](const auto& blob) { return initialised.count(blob.get()) > 0; });
+    if (all_initialised) continue;
+    DT_LOG(WARNING) << "layer '" << net->layer_names()[i] << "' (" << layer.type()
+                    << ") keeps its initialisation: no weights file has a layer of that name";
+    uninitialised.push_back(net->layer_names()[i]);
+  }
+  if (strict && (!ignored.empty() || !uninitialised.empty())) {
+    std::string what;
+    if (!ignored.empty()) {
+      what = "source layer(s) with parameters the net has no layer for: ";
+      for (size_t i = 0; i < ignored.size(); ++i) what += (i ? ", " : "") + ignored[i];
+    }
+    if (!uninitialised.empty()) {
+      what += (what.empty() ? "" : "; ") +
+              std::string("layer(s) with parameters no weights file initialises: ") +
+              Quoted(uninitialised);
+    }
+    return InvalidArgument("--weights-strict: the weights do not match the net by layer name: " +
+                           what);
+  }
+  return Status::Ok();
 }
 
 void LogEngineChoices(const Net& net, bool verbose) {

@@ -13,7 +13,7 @@ Status RunTest(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(int iterations, flags.GetInt("iterations"));
   if (iterations <= 0) return InvalidArgument("--iterations must be positive");
   DT_ASSIGN_OR_RETURN(auto net, LoadNetForPhase(flags.Get("model"), TEST, flags.Get("weights"),
-                                                flags.Get("engine")));
+                                                flags.GetBool("weights-strict"), flags.Get("engine")));
   LogEngineChoices(*net, flags.GetBool("verbose"));
   DT_LOG(INFO) << "Running for " << iterations << " iterations.";
   std::vector<double> sums;
@@ -37,15 +37,10 @@ Status RunTest(const Flags& flags) {
       }
     }
   }
-  DT_LOG(INFO) << "Loss: " << loss / iterations;
+  DT_LOG(INFO) << "Loss: " << static_cast<float>(loss / iterations);
   for (size_t k = 0; k < sums.size(); ++k) {
-    const double mean = sums[k] / iterations;
-    std::string suffix;
-    if (weights[k] != 0.f) {
-      suffix = " (* " + std::to_string(weights[k]) + " = " + std::to_string(weights[k] * mean) +
-               " loss)";
-    }
-    DT_LOG(INFO) << names[k] << " = " << mean << suffix;
+    const float mean = static_cast<float>(sums[k] / iterations);
+    DT_LOG(INFO) << names[k] << " = " << mean << LossWeightSuffix(weights[k], mean);
   }
   return Status::Ok();
 }
@@ -58,6 +53,8 @@ Command TestCommand() {
           "",
           {{"model", "net prototxt"},
            {"weights", "trained .caffemodel"},
+           {"weights-strict", "a layer of the net or of the file with parameters and no namesake "
+                              "on the other side is an error", true},
            {"iterations", "number of batches", false, "50"},
            {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
            {"engine", "force one engine on every layer: onednn or reference (default: each "

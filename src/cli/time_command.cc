@@ -38,7 +38,7 @@ Status RunTime(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(int iterations, flags.GetInt("iterations"));
   if (iterations <= 0) return InvalidArgument("--iterations must be positive");
   DT_ASSIGN_OR_RETURN(auto net, LoadNetForPhase(flags.Get("model"), TRAIN, flags.Get("weights"),
-                                                flags.Get("engine")));
+                                                flags.GetBool("weights-strict"), flags.Get("engine")));
   LogEngineChoices(*net, flags.GetBool("verbose"));
   const auto& layers = net->layers();
   const size_t n = layers.size();
@@ -128,6 +128,8 @@ Command TimeCommand() {
           "",
           {{"model", "net prototxt (TRAIN phase is timed)"},
            {"weights", "optional .caffemodel"},
+           {"weights-strict", "a layer of the net or of the file with parameters and no namesake "
+                              "on the other side is an error", true},
            {"iterations", "timed iterations", false, "50"},
            {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
            {"engine", "force one engine on every layer: onednn or reference (default: each "

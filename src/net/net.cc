@@ -356,24 +356,38 @@ Status CopyBlobs(Layer* target, const std::string& name,
   }
   for (int j = 0; j < blobs.size(); ++j) {
     Status s = target->blobs()[j]->FromProto(blobs.Get(j), /*reshape=*/false);
-    if (!s.ok()) return s.WithContext("layer '" + name + "' parameter " + std::to_string(j));
+    if (!s.ok()) {
+      const bool shape = !target->blobs()[j]->ShapeEquals(blobs.Get(j));
+      return Status(s.code(), "layer '" + name + "' parameter " + std::to_string(j) + ": " +
+                                  s.message() +
+                                  (shape ? " (rename the layer to learn it from scratch)" : ""));
+    }
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-Status Net::CopyTrainedLayersFrom(const NetParameter& trained) {
+Status Net::CopyTrainedLayersFrom(const NetParameter& trained, WeightsMatch* match) {
+  WeightsMatch local;
+  if (!match) match = &local;
+  auto copy = [&](const std::string& name, const auto& blobs) -> Status {
+    Layer* target = layer_by_name(name);
+    if (!target) {
+      (blobs.empty() ? match->ignored_without_params : match->ignored_with_params).push_back(name);
+      return Status::Ok();
+    }
+    if (blobs.empty()) return Status::Ok();
+    DT_RETURN_IF_ERROR(CopyBlobs(target, name, blobs));
+    match->copied.push_back(name);
+    return Status::Ok();
+  };
   for (const LayerParameter& source : trained.layer()) {
-    Layer* target = layer_by_name(source.name());
-    if (!target || source.blobs_size() == 0) continue;
-    DT_RETURN_IF_ERROR(CopyBlobs(target, source.name(), source.blobs()));
+    DT_RETURN_IF_ERROR(copy(source.name(), source.blobs()));
   }
   // Old model-zoo files keep their weights in the V1 'layers' field.
   for (const V1LayerParameter& source : trained.layers()) {
-    Layer* target = layer_by_name(source.name());
-    if (!target || source.blobs_size() == 0) continue;
-    DT_RETURN_IF_ERROR(CopyBlobs(target, source.name(), source.blobs()));
+    DT_RETURN_IF_ERROR(copy(source.name(), source.blobs()));
   }
   return Status::Ok();
 }

@@ -26,6 +26,14 @@
 
 namespace dtrain {
 
+// How the layers of a weights file met a net's, by name.
+struct WeightsMatch {
+  std::vector<std::string> copied;  // layers of the net whose parameters were copied
+  // Layers of the file that no layer of the net is named after: those that hold parameters
+  // (weights that went unused), and those that hold none (data, loss and activation layers).
+  std::vector<std::string> ignored_with_params, ignored_without_params;
+};
+
 class Net {
  public:
   using BackwardHook = std::function<void(int layer_index)>;
@@ -43,9 +51,10 @@ class Net {
   void ClearParamDiffs();
   void AddBackwardHook(BackwardHook hook) { backward_hooks_.push_back(std::move(hook)); }
 
-  // Copies parameters from a trained net (a .caffemodel), matching layers by name. Layers absent
-  // from `trained` keep their values; a shape mismatch is an error naming layer and both shapes.
-  Status CopyTrainedLayersFrom(const NetParameter& trained);
+  // Copies parameters from a trained net (a .caffemodel), matching layers by name as Caffe does.
+  // Layers absent from `trained` keep their values; a shape mismatch is an error naming the layer
+  // and both shapes. `match`, when given, gets what met and what did not.
+  Status CopyTrainedLayersFrom(const NetParameter& trained, WeightsMatch* match = nullptr);
   // Makes this net's parameters alias `other`'s for every layer with the same name (the test net
   // shares the train net's weights).
   Status ShareTrainedLayersWith(const Net& other);
