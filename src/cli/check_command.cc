@@ -10,7 +10,7 @@
 #include "layers/registry.h"
 #include "net/net.h"
 #include "net/net_filter.h"
-#include "solver/lr_policy.h"
+#include "solver/solver_param_checks.h"
 
 namespace dtrain {
 namespace {
@@ -79,13 +79,16 @@ Status CheckNet(const NetParameter& param, Phase phase, const std::string& sourc
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(param));
   DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
   DT_RETURN_IF_ERROR(CheckStructure(filtered, source));
-  std::printf("\n%s, phase %s: %d layers\n", source.c_str(), phase == TRAIN ? "TRAIN" : "TEST",
-              filtered.layer_size());
   SetLogToStderr(false);  // the table, not the build log, is the output
   auto net = Net::Create(param, state, 1701);
   SetLogToStderr(true);
+  // A phase that fails prints nothing but its error.
+  if (!net.ok() && net.status().code() != StatusCode::kNotFound) {
+    return net.status().WithContext(source);
+  }
+  std::printf("\n%s, phase %s: %d layers\n", source.c_str(), phase == TRAIN ? "TRAIN" : "TEST",
+              filtered.layer_size());
   if (!net.ok()) {
-    if (net.status().code() != StatusCode::kNotFound) return net.status().WithContext(source);
     std::printf("  shapes unknown (%s)\n", net.status().message().c_str());
     for (const LayerParameter& lp : filtered.layer()) {
       std::printf("  %-28s %-16s\n", lp.name().c_str(), lp.type().c_str());
@@ -108,7 +111,7 @@ Status RunCheck(const Flags& flags) {
     const std::string path = flags.Get("solver");
     SolverParameter solver;
     DT_RETURN_IF_ERROR(ReadTextProto(path, &solver));
-    DT_RETURN_IF_ERROR(ValidateLrPolicy(solver).WithContext(path));
+    DT_RETURN_IF_ERROR(ValidateSolverParameter(solver).WithContext(path));
     std::vector<std::pair<NetParameter, std::string>> nets;
     auto load = [&](const std::string& net_path) -> Status {
       NetParameter p;

@@ -44,6 +44,7 @@ int Run(const dtrain::Command& command, const std::string& name,
   auto flags = dtrain::Flags::Parse(args, command.flags);
   dtrain::Status status = flags.ok() ? command.run(*flags) : flags.status();
   if (!status.ok()) {
+    std::fflush(stdout);  // what the command printed comes before its error, also through a pipe
     std::fprintf(stderr, "dtrain %s: error: %s\n", name.c_str(), status.message().c_str());
     return 1;
   }

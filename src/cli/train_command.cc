@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <unistd.h>
@@ -45,25 +46,6 @@ Status ApplyThreadsFlag(const Flags& flags) {
 }
 
 namespace {
-
-// --weights takes a comma-separated list of .caffemodel files, as Caffe does.
-Status CopyWeights(const std::string& list, Net& net) {
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t comma = list.find(',', start);
-    const std::string path = list.substr(start, comma == std::string::npos ? std::string::npos
-                                                                            : comma - start);
-    if (!path.empty()) {
-      NetParameter weights;
-      DT_RETURN_IF_ERROR(ReadBinaryProto(path, &weights));
-      DT_RETURN_IF_ERROR(net.CopyTrainedLayersFrom(weights).WithContext(path));
-      DT_LOG(INFO) << "Copied weights from " << path;
-    }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return Status::Ok();
-}
 
 // Resuming: rank 0 reads the .solverstate and the weights it names and sends both to every
 // rank, so that only rank 0 needs the snapshot files.
@@ -265,21 +247,31 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
     if (r.net_id == 0) last_test = r, tested = true;
   });
 
+  // Fine-tuning from --weights, or else from the solver's `weights` files, as Caffe does.
+  std::string weights = flags.Get("weights");
+  if (!flags.Has("weights")) {
+    for (const std::string& w : param.weights()) weights += (weights.empty() ? "" : ",") + w;
+  } else if (param.weights_size() > 0) {
+    DT_LOG(INFO) << "--weights overrides the solver's weights";
+  }
   if (flags.Has("snapshot")) {
     DT_RETURN_IF_ERROR(RestoreOnEveryRank(flags.Get("snapshot"), communicator, *solver));
-  } else if (flags.Has("weights") && leader) {  // the broadcast below gives them to every rank
-    DT_RETURN_IF_ERROR(CopyWeights(flags.Get("weights"), solver->net()));
+  } else if (!weights.empty() && leader) {  // the broadcast below gives them to every rank
+    DT_RETURN_IF_ERROR(LoadWeights(weights, flags.GetBool("weights-strict"), &solver->net()));
   }
   DT_LOG(INFO) << "Starting Optimization";
   DT_RETURN_IF_ERROR(data_parallel.BroadcastParameters());
   DT_RETURN_IF_ERROR(solver->Solve());
   DT_RETURN_IF_ERROR(data_parallel.status());
   if (tested) {
-    std::string scores;
+    // Worded so that Caffe's log parsers (parse_log.sh, parse_log.py) skip it: no "Iteration ",
+    // "Test net output", ", loss = " or "lr = ".
+    std::ostringstream scores;
     for (const NamedValue& v : last_test.scores) {
-      scores += (scores.empty() ? "" : ", ") + v.name + " = " + std::to_string(v.value);
+      scores << (scores.tellp() > 0 ? ", " : "") << v.name << " " << v.value;
     }
-    DT_LOG(INFO) << "Final test (iteration " << last_test.iter << "): " << scores;
+    DT_LOG(INFO) << "Final test scores (net #0, iteration " << last_test.iter
+                 << "): " << scores.str();
   }
   return Status::Ok();
 }
@@ -324,7 +316,9 @@ Command TrainCommand() {
           "",
           {{"solver", "solver prototxt"},
            {"snapshot", "resume from this .solverstate"},
-           {"weights", "initialise from these .caffemodel files (comma-separated)"},
+           {"weights", "initialise from these .caffemodel files (comma-separated), by layer name"},
+           {"weights-strict", "with --weights: a layer of the net or of a file with parameters "
+                              "and no namesake on the other side is an error", true},
            {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
            {"iterations", "override the solver's max_iter"},
            {"log-dir", "write every rank's log to DIR/rank_<rank>.log (only rank 0 logs to the "

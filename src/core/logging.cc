@@ -70,4 +70,11 @@ void SetLogToStderr(bool enabled) {
   sink.to_stderr = enabled;
 }
 
+std::string LossWeightSuffix(float weight, float value) {
+  if (weight == 0.f) return "";
+  std::ostringstream out;
+  out << " (* " << weight << " = " << weight * value << " loss)";
+  return out.str();
+}
+
 }  // namespace dtrain

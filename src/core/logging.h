@@ -29,6 +29,11 @@ bool SetLogFile(const std::string& path);
 // Whether INFO lines go to stderr (warnings and errors always do).
 void SetLogToStderr(bool enabled);
 
+// " (* 1 = 2.94863e-05 loss)": what Caffe's log lines append to an output with a loss weight, the
+// numbers in the stream's default format (6 significant digits) as Caffe prints them; "" for a
+// weight of 0.
+std::string LossWeightSuffix(float weight, float value);
+
 }  // namespace dtrain
 
 #define DT_LOG_INFO ::dtrain::LogSeverity::kInfo

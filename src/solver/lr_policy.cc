@@ -1,6 +1,7 @@
 #include "solver/lr_policy.h"
 
 #include <cmath>
+#include <string>
 
 namespace dtrain {
 
@@ -25,28 +26,35 @@ Status ValidateLrPolicy(const SolverParameter& p) {
                      "\"; supported: fixed, step, exp, inv, multistep, poly, sigmoid");
 }
 
+// Caffe's arithmetic, so that rates agree with Caffe's logs to the last printed digit: the fields
+// are floats and so are the arguments built from them (1 + gamma * iter is rounded to a float);
+// pow and exp run in double (Caffe calls C's), and the product is rounded to a float at the end.
+// CMakeLists.txt compiles this file without FMA contraction, which would round 1 + gamma * iter
+// differently.
 static float PolicyRate(const SolverParameter& p, int iter) {
   const std::string& policy = p.lr_policy();
-  const double base = p.base_lr();
-  if (policy == "fixed") return p.base_lr();
-  if (policy == "step") return static_cast<float>(base * std::pow(p.gamma(), iter / p.stepsize()));
-  if (policy == "exp") return static_cast<float>(base * std::pow(p.gamma(), iter));
+  const float base = p.base_lr();
+  const float gamma = p.gamma();
+  const auto pow = [](float x, float y) { return std::pow(static_cast<double>(x), y); };
+  if (policy == "step") return static_cast<float>(base * pow(gamma, iter / p.stepsize()));
+  if (policy == "exp") return static_cast<float>(base * pow(gamma, iter));
   if (policy == "inv") {
-    return static_cast<float>(base * std::pow(1.0 + p.gamma() * iter, -p.power()));
+    return static_cast<float>(base * pow(1.f + gamma * static_cast<float>(iter), -p.power()));
   }
   if (policy == "multistep") {
     int step = 0;
     while (step < p.stepvalue_size() && iter >= p.stepvalue(step)) ++step;
-    return static_cast<float>(base * std::pow(p.gamma(), step));
+    return static_cast<float>(base * pow(gamma, step));
   }
   if (policy == "poly") {
-    return static_cast<float>(
-        base * std::pow(1.0 - static_cast<double>(iter) / p.max_iter(), p.power()));
+    const float left = 1.f - static_cast<float>(iter) / static_cast<float>(p.max_iter());
+    return static_cast<float>(base * pow(left, p.power()));
   }
   if (policy == "sigmoid") {
-    return static_cast<float>(base / (1.0 + std::exp(-p.gamma() * (iter - p.stepsize()))));
+    const float x = -gamma * (static_cast<float>(iter) - static_cast<float>(p.stepsize()));
+    return static_cast<float>(base * (1.0 / (1.0 + std::exp(static_cast<double>(x)))));
   }
-  return p.base_lr();
+  return base;  // fixed
 }
 
 float LearningRate(const SolverParameter& p, int iter) {

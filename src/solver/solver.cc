@@ -7,6 +7,7 @@
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "solver/lr_policy.h"
+#include "solver/solver_param_checks.h"
 
 namespace dtrain {
 namespace {
@@ -43,12 +44,7 @@ Status Solver::Init() {
   if (param_.solver_mode() == SolverParameter::GPU) {
     DT_LOG(INFO) << "solver_mode: GPU requested; dtrain trains on the CPU.";
   }
-  DT_RETURN_IF_ERROR(ValidateLrPolicy(param_));
-  if (param_.iter_size() < 1) return InvalidArgument("iter_size must be at least 1");
-  if (param_.average_loss() < 1) return InvalidArgument("average_loss must be at least 1");
-  if (param_.snapshot_format() == SolverParameter::HDF5) {
-    return Unsupported("snapshot_format: HDF5 is not supported; use BINARYPROTO");
-  }
+  DT_RETURN_IF_ERROR(ValidateSolverParameter(param_));
   DT_RETURN_IF_ERROR(InitTrainNet());
   DT_RETURN_IF_ERROR(InitTestNets());
   images_per_iteration_ = BatchSize(*net_) * param_.iter_size();
@@ -135,6 +131,7 @@ Status Solver::Solve() {
   DT_LOG(INFO) << "Solving " << net_->name();
   DT_LOG(INFO) << "Learning Rate Policy: " << param_.lr_policy();
   max_iter_for_eta_ = param_.max_iter();
+  const int start_iter = iter_;
   DT_RETURN_IF_ERROR(Step(param_.max_iter() - iter_));
   if (param_.snapshot_after_train() && (param_.snapshot() == 0 || iter_ % param_.snapshot() != 0)) {
     DT_RETURN_IF_ERROR(Snapshot());
@@ -143,11 +140,14 @@ Status Solver::Solve() {
     DT_LOG(INFO) << "Optimization stopped early.";
     return Status::Ok();
   }
-  // As Caffe: the last iteration's loss, and a final test when the schedule ends on a test.
+  // As Caffe: the loss at the final weights (one forward pass, no update; the snapshot above is
+  // already written) and a final test when the schedule ends on a display and a test.
   if (param_.display() && iter_ % param_.display() == 0) {
-    std::vector<double> loss = {smoothed_loss_};
-    DT_RETURN_IF_ERROR(AverageOverProcesses(&loss));
-    DT_LOG(INFO) << "Iteration " << iter_ << ", loss = " << static_cast<float>(loss[0]);
+    DT_ASSIGN_OR_RETURN(float loss, net_->Forward());
+    UpdateSmoothedLoss(loss, start_iter, param_.average_loss());
+    std::vector<double> smoothed = {smoothed_loss_};
+    DT_RETURN_IF_ERROR(AverageOverProcesses(&smoothed));
+    DT_LOG(INFO) << "Iteration " << iter_ << ", loss = " << static_cast<float>(smoothed[0]);
   }
   if (param_.test_interval() && iter_ % param_.test_interval() == 0) {
     DT_RETURN_IF_ERROR(TestAll().status());
@@ -273,10 +273,8 @@ Status Solver::Display(double seconds, int iters) {
     const float w = net_->blob_loss_weight(id);
     for (int64_t j = 0; j < blob->count(); ++j, ++k) {
       const float v = static_cast<float>(values[k]);
-      std::string suffix;
-      if (w != 0.f) suffix = " (* " + std::to_string(w) + " = " + std::to_string(w * v) + " loss)";
       DT_LOG(INFO) << "    Train net output #" << score_index++ << ": "
-                   << net_->blob_names()[id] << " = " << v << suffix;
+                   << net_->blob_names()[id] << " = " << v << LossWeightSuffix(w, v);
       report.outputs.push_back({net_->blob_names()[id], v, w});
     }
   }
@@ -323,7 +321,7 @@ StatusOr<TestReport> Solver::Test(int test_net_id) {
   if (collectives_.shares > 1) DT_RETURN_IF_ERROR(collectives_.sum(&sums));
   const double loss = sums[outputs];
   if (param_.test_compute_loss()) {
-    DT_LOG(INFO) << "Test loss: " << loss / std::max(1, iterations);
+    DT_LOG(INFO) << "Test loss: " << static_cast<float>(loss / std::max(1, iterations));
   }
   TestReport report;
   report.iter = iter_;
@@ -334,12 +332,8 @@ StatusOr<TestReport> Solver::Test(int test_net_id) {
     const float w = net.blob_loss_weight(id);
     for (int64_t j = 0; j < blob->count(); ++j, ++k) {
       const float mean = static_cast<float>(sums[k] / std::max(1, iterations));
-      std::string suffix;
-      if (w != 0.f) {
-        suffix = " (* " + std::to_string(w) + " = " + std::to_string(w * mean) + " loss)";
-      }
       DT_LOG(INFO) << "    Test net output #" << k << ": " << net.blob_names()[id] << " = "
-                   << mean << suffix;
+                   << mean << LossWeightSuffix(w, mean);
       report.scores.push_back({net.blob_names()[id], mean, w});
     }
   }

@@ -217,9 +217,9 @@ TEST_F(MultiHost, TheSameTwoHostRunTwiceGivesBitIdenticalWeights) {
             << " (" << a.size() << " bytes)\n";
 }
 
-// The last "Final test (iteration N): accuracy = X" of a log, or -1.
+// The "Final test scores (net #0, iteration N): accuracy X, ..." of a log, or -1.
 double FinalAccuracy(const std::string& log) {
-  static const std::regex re(R"(Final test \(iteration \d+\): accuracy = ([0-9.]+))");
+  static const std::regex re(R"(Final test scores \(net #0, iteration \d+\): accuracy ([-0-9.e+]+))");
   std::smatch m;
   return std::regex_search(log, m, re) ? std::stod(m[1]) : -1;
 }

@@ -249,7 +249,7 @@ TEST(DataParallel, TestPhaseIsSplitOverRanksAndGivesTheSameScores) {
   WriteJob(dir, "two", 16, 10, "", test);
   const std::string one = Train(dir, "one", 1);
   const std::string two = Train(dir, "two", 2);
-  const std::regex final_test(R"(Final test \(iteration 10\): accuracy = ([0-9.]+), loss = ([0-9.]+))");
+  const std::regex final_test(R"(Final test scores \(net #0, iteration 10\): accuracy ([-0-9.e+]+), loss ([-0-9.e+]+))");
   std::smatch a, b;
   ASSERT_TRUE(std::regex_search(one, a, final_test)) << one;
   ASSERT_TRUE(std::regex_search(two, b, final_test)) << two;

@@ -1,0 +1,24 @@
+#include "solver/solver_param_checks.h"
+
+#include "solver/lr_policy.h"
+
+namespace dtrain {
+
+Status ValidateSolverParameter(const SolverParameter& param) {
+  DT_RETURN_IF_ERROR(ValidateLrPolicy(param));
+  // Caffe stops at the first update with weight decay on any other value; refusing it up front
+  // keeps a typo from silently training without weight decay.
+  const std::string& regularization = param.regularization_type();
+  if (regularization != "L2" && regularization != "L1") {
+    return InvalidArgument("unknown regularization_type \"" + regularization +
+                           "\"; supported: L2 (the default), L1");
+  }
+  if (param.iter_size() < 1) return InvalidArgument("iter_size must be at least 1");
+  if (param.average_loss() < 1) return InvalidArgument("average_loss must be at least 1");
+  if (param.snapshot_format() == SolverParameter::HDF5) {
+    return Unsupported("snapshot_format: HDF5 is not supported; use BINARYPROTO");
+  }
+  return Status::Ok();
+}
+
+}  // namespace dtrain
