@@ -86,6 +86,9 @@ trap cleanup EXIT
 mount_in_root() { mount "$@"; mounts+=("${@: -1}"); }
 
 tar -C "$root" -xf "$base"
+# mktemp made the root 0700; an installed machine's / is 0755, and package scripts that run as
+# another user (munge's) need to traverse it.
+chmod 755 "$root"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 # An installed machine has a hostname and /etc/hosts; minbase has neither, and `ip netns exec`
 # (the multi-host tests) bind-mounts over /etc/hosts, so it must exist.
