@@ -35,7 +35,6 @@ Command CheckCommand();
 Command DataServerCommand();
 Command HostsCommand();          // hosts_command.cc
 CommandGroup ClusterCommands();  // cluster_command.cc: slurm-script, aws
-CommandGroup UpgradeCommands();  // upgrade_command.cc: net, solver
 Command LaunchCommand();
 Command PreflightCommand();
 Command VersionCommand();

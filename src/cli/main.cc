@@ -15,9 +15,7 @@ std::vector<dtrain::Command> AllCommands() {
 }
 
 // Commands with subcommands: `dtrain cluster slurm-script ...`.
-std::vector<dtrain::CommandGroup> AllGroups() {
-  return {dtrain::ClusterCommands(), dtrain::UpgradeCommands()};
-}
+std::vector<dtrain::CommandGroup> AllGroups() { return {dtrain::ClusterCommands()}; }
 
 void PrintUsage(const std::vector<dtrain::Command>& commands,
                 const std::vector<dtrain::CommandGroup>& groups) {

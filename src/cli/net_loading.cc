@@ -7,7 +7,6 @@
 
 #include "core/logging.h"
 #include "core/proto_io.h"
-#include "net/read_net.h"
 
 namespace dtrain {
 
@@ -16,7 +15,8 @@ StatusOr<std::unique_ptr<Net>> LoadNetForPhase(const std::string& model_path, Ph
                                                const std::string& engine) {
   if (model_path.empty()) return InvalidArgument("--model is required");
   DT_RETURN_IF_ERROR(ParseEngine(engine).status().WithContext("--engine"));
-  DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetParameter(model_path));
+  NetParameter param;
+  DT_RETURN_IF_ERROR(ReadTextProto(model_path, &param));
   NetState state;
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Net> net, Net::Create(param, state, 1701, engine));
@@ -43,7 +43,8 @@ Status LoadWeights(const std::string& list, bool strict, Net* net) {
     const std::string path = list.substr(start, comma == std::string::npos ? std::string::npos
                                                                             : comma - start);
     if (!path.empty()) {
-      DT_ASSIGN_OR_RETURN(const NetParameter weights, ReadBinaryNetParameter(path));
+      NetParameter weights;
+      DT_RETURN_IF_ERROR(ReadBinaryProto(path, &weights));
       WeightsMatch match;
       DT_RETURN_IF_ERROR(net->CopyTrainedLayersFrom(weights, &match).WithContext(path));
       DT_LOG(INFO) << "Copied weights from " << path << ": " << match.copied.size()

@@ -25,8 +25,6 @@
 #include "layers/sharded_source.h"
 #include "core/logging.h"
 #include "core/proto_io.h"
-#include "net/read_net.h"
-#include "solver/upgrade_solver.h"
 #include "solver/solver.h"
 
 namespace dtrain {
@@ -61,7 +59,7 @@ Status RestoreOnEveryRank(const std::string& path, Communicator& communicator, S
     DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
     NetParameter weights;
     if (state.has_learned_net()) {
-      DT_ASSIGN_OR_RETURN(weights, ReadBinaryNetParameter(state.learned_net()));
+      DT_RETURN_IF_ERROR(ReadBinaryProto(state.learned_net(), &weights));
     }
     state.SerializeToString(&state_bytes);
     weights.SerializeToString(&weights_bytes);
@@ -141,10 +139,11 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
         });
   }
   if (flags.Has("gpu")) DT_LOG(INFO) << "--gpu given; dtrain trains on the CPU.";
+  SolverParameter param;
   // "%#"/"%*" in --solver name per-rank solver files (dtrain launch --per-worker-files).
   const std::string solver_file =
       ExpandRankPattern(flags.Get("solver"), communicator.rank(), communicator.size());
-  DT_ASSIGN_OR_RETURN(SolverParameter param, ReadSolverParameter(solver_file));
+  DT_RETURN_IF_ERROR(ReadTextProto(solver_file, &param));
   if (flags.Has("iterations")) {
     DT_ASSIGN_OR_RETURN(int max_iter, flags.GetInt("iterations"));
     param.set_max_iter(max_iter);

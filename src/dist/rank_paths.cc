@@ -1,6 +1,6 @@
 #include "dist/rank_paths.h"
 
-#include "net/read_net.h"
+#include "core/proto_io.h"
 
 namespace dtrain {
 namespace {
@@ -48,7 +48,8 @@ Status ExpandRankPatterns(SolverParameter* solver, int rank, int size,
   }
   if (solver->has_net()) {
     const std::string path = ExpandRankPattern(solver->net(), rank, size);
-    DT_ASSIGN_OR_RETURN(NetParameter net, ReadNetParameter(path));
+    NetParameter net;
+    DT_RETURN_IF_ERROR(ReadTextProto(path, &net));
     if (ExpandSources(&net, rank, size, per_rank_layers)) {
       *solver->mutable_net_param() = net;
       solver->clear_net();

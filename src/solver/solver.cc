@@ -6,7 +6,6 @@
 
 #include "core/logging.h"
 #include "core/proto_io.h"
-#include "net/read_net.h"
 #include "solver/lr_policy.h"
 #include "solver/solver_param_checks.h"
 
@@ -16,7 +15,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 StatusOr<NetParameter> LoadNet(const std::string& path) {
-  return ReadNetParameter(path);
+  NetParameter param;
+  DT_RETURN_IF_ERROR(ReadTextProto(path, &param));
+  return param;
 }
 
 // The number of images one forward pass consumes: the batch dimension of the first layer's top.
@@ -378,9 +379,7 @@ Status Solver::Restore(const std::string& path) {
   SolverState state;
   DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
   NetParameter weights;
-  if (state.has_learned_net()) {
-    DT_ASSIGN_OR_RETURN(weights, ReadBinaryNetParameter(state.learned_net()));
-  }
+  if (state.has_learned_net()) DT_RETURN_IF_ERROR(ReadBinaryProto(state.learned_net(), &weights));
   return Restore(state, state.has_learned_net() ? &weights : nullptr, path);
 }
 
