@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "kernels/reference/im2col.h"
-#include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
@@ -20,6 +19,7 @@ using testing::CheckGradients;
 using testing::FillGaussian;
 using testing::FillIota;
 using testing::FillValues;
+using testing::MakeLayer;
 using testing::ParseLayerParameter;
 using testing::Values;
 
@@ -31,7 +31,7 @@ LayerParameter ConvParam(const std::string& conv_fields) {
 }
 
 struct ConvRun {
-  std::unique_ptr<Layer> layer;
+  testing::LayerPtr layer;
   Tensor bottom, top;
   Status status;
 };
@@ -39,7 +39,7 @@ struct ConvRun {
 // Sets up a layer on `bottom_shape` filled 1..n, overwrites its weights and bias, runs forward.
 void RunForward(ConvRun* run, const LayerParameter& param, const std::vector<int>& bottom_shape,
                 const std::vector<float>& weights, const std::vector<float>& bias) {
-  run->layer = std::make_unique<ConvolutionLayer>(param, LayerContext{});
+  run->layer = MakeLayer(param);
   run->bottom.Reshape(bottom_shape);
   FillIota(&run->bottom, 1.f);
   run->status = run->layer->Setup({&run->bottom}, {&run->top});
@@ -104,21 +104,20 @@ TEST(ConvolutionLayerTest, ForwardRectangularKernelAndPadForms) {
 }
 
 TEST(ConvolutionLayerTest, ShapesAndFillers) {
-  ConvolutionLayer layer(ConvParam("num_output: 4 kernel_size: 3 stride: 2 pad: 1 group: 2"),
-                         LayerContext{});
+  auto layer = MakeLayer(ConvParam("num_output: 4 kernel_size: 3 stride: 2 pad: 1 group: 2"));
   Tensor bottom({2, 6, 7, 5}), top;
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{2, 4, 4, 3}));
-  ASSERT_EQ(layer.blobs().size(), 2u);
-  EXPECT_EQ(layer.blobs()[0]->shape(), (std::vector<int>{4, 3, 3, 3}));
-  EXPECT_EQ(layer.blobs()[1]->shape(), (std::vector<int>{4}));
-  EXPECT_NE(layer.blobs()[0]->data()[0], 0.f);  // gaussian filler ran
+  ASSERT_EQ(layer->blobs().size(), 2u);
+  EXPECT_EQ(layer->blobs()[0]->shape(), (std::vector<int>{4, 3, 3, 3}));
+  EXPECT_EQ(layer->blobs()[1]->shape(), (std::vector<int>{4}));
+  EXPECT_NE(layer->blobs()[0]->data()[0], 0.f);  // gaussian filler ran
 }
 
 TEST(ConvolutionLayerTest, CreatedByRegistry) {
-  auto layer = CreateLayer(ConvParam("num_output: 1 kernel_size: 1"), LayerContext{});
-  ASSERT_TRUE(layer.ok()) << layer.status().message();
-  EXPECT_STREQ((*layer)->type(), "Convolution");
+  auto layer = MakeLayer(ConvParam("num_output: 1 kernel_size: 1"));
+  ASSERT_NE(layer, nullptr);
+  EXPECT_STREQ(layer->type(), "Convolution");
 }
 
 TEST(ConvolutionLayerTest, Im2ColAndCol2ImAreAdjoint) {
@@ -143,10 +142,10 @@ TEST(ConvolutionLayerTest, Im2ColAndCol2ImAreAdjoint) {
 }
 
 void CheckConvGradients(const std::string& fields, const std::vector<int>& bottom_shape) {
-  ConvolutionLayer layer(ConvParam(fields), LayerContext{});
+  auto layer = MakeLayer(ConvParam(fields));
   Tensor bottom(bottom_shape), top;
   FillGaussian(&bottom, 7);
-  CheckGradients(layer, {&bottom}, {&top});
+  CheckGradients(*layer, {&bottom}, {&top});
 }
 
 TEST(ConvolutionLayerTest, Gradient) {
@@ -177,17 +176,17 @@ TEST(ConvolutionLayerTest, GradientPointwise) {
 }
 
 TEST(ConvolutionLayerTest, GradientTwoBottomsShareWeights) {
-  ConvolutionLayer layer(ConvParam("num_output: 2 kernel_size: 2 stride: 2"), LayerContext{});
+  auto layer = MakeLayer(ConvParam("num_output: 2 kernel_size: 2 stride: 2"));
   Tensor b0({1, 2, 4, 4}), b1({1, 2, 4, 4}), t0, t1;
   FillGaussian(&b0, 3);
   FillGaussian(&b1, 4);
-  CheckGradients(layer, {&b0, &b1}, {&t0, &t1});
+  CheckGradients(*layer, {&b0, &b1}, {&t0, &t1});
 }
 
 Status SetupError(const std::string& fields, const std::vector<int>& bottom_shape) {
-  ConvolutionLayer layer(ConvParam(fields), LayerContext{});
+  auto layer = MakeLayer(ConvParam(fields));
   Tensor bottom(bottom_shape), top;
-  return layer.Setup({&bottom}, {&top});
+  return layer->Setup({&bottom}, {&top});
 }
 
 TEST(ConvolutionLayerTest, NumOutputNotDivisibleByGroup) {
@@ -226,30 +225,30 @@ TEST(ConvolutionLayerTest, BadParameters) {
 TEST(ConvolutionLayerTest, UnknownFillerIsAnError) {
   LayerParameter p = ConvParam("num_output: 1 kernel_size: 1");
   p.mutable_convolution_param()->mutable_weight_filler()->set_type("nope");
-  ConvolutionLayer layer(p, LayerContext{});
+  auto layer = MakeLayer(p);
   Tensor bottom({1, 1, 2, 2}), top;
-  Status s = layer.Setup({&bottom}, {&top});
+  Status s = layer->Setup({&bottom}, {&top});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("weight_filler"), std::string::npos) << s.message();
 }
 
 TEST(ConvolutionLayerTest, PreloadedWeightsOfWrongShape) {
-  ConvolutionLayer layer(ConvParam("num_output: 2 kernel_size: 3"), LayerContext{});
-  layer.blobs().push_back(std::make_shared<Tensor>(std::vector<int>{2, 1, 2, 2}));
-  layer.blobs().push_back(std::make_shared<Tensor>(std::vector<int>{2}));
+  auto layer = MakeLayer(ConvParam("num_output: 2 kernel_size: 3"));
+  layer->blobs().push_back(std::make_shared<Tensor>(std::vector<int>{2, 1, 2, 2}));
+  layer->blobs().push_back(std::make_shared<Tensor>(std::vector<int>{2}));
   Tensor bottom({1, 1, 4, 4}), top;
-  Status s = layer.Setup({&bottom}, {&top});
+  Status s = layer->Setup({&bottom}, {&top});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("2 1 3 3"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("2 1 2 2"), std::string::npos) << s.message();
 }
 
 TEST(ConvolutionLayerTest, BottomChannelsChangeAfterSetup) {
-  ConvolutionLayer layer(ConvParam("num_output: 1 kernel_size: 1"), LayerContext{});
+  auto layer = MakeLayer(ConvParam("num_output: 1 kernel_size: 1"));
   Tensor bottom({1, 2, 3, 3}), top;
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
   bottom.Reshape({1, 3, 3, 3});
-  Status s = layer.Forward({&bottom}, {&top}, nullptr);
+  Status s = layer->Forward({&bottom}, {&top}, nullptr);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("1 3 3 3"), std::string::npos) << s.message();
 }

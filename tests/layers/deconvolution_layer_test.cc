@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "layers/convolution_layer.h"
-#include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
@@ -20,6 +18,7 @@ namespace {
 using testing::CheckGradients;
 using testing::FillGaussian;
 using testing::FillValues;
+using testing::MakeLayer;
 using testing::ParseLayerParameter;
 using testing::Values;
 
@@ -34,13 +33,12 @@ LayerParameter DeconvParam(const std::string& fields) { return Param("Deconvolut
 
 TEST(DeconvolutionLayerTest, StrideEqualsKernelTilesTheKernel) {
   // Each input pixel stamps x * w into its own 2x2 block of the 4x4 output.
-  DeconvolutionLayer layer(DeconvParam("num_output: 1 kernel_size: 2 stride: 2 bias_term: false"),
-                           LayerContext{});
+  auto layer = MakeLayer(DeconvParam("num_output: 1 kernel_size: 2 stride: 2 bias_term: false"));
   Tensor bottom({1, 1, 2, 2}), top;
   FillValues(&bottom, {1, 2, 3, 4});
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
-  FillValues(layer.blobs()[0].get(), {1, 2, 3, 4});
-  ASSERT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
+  FillValues(layer->blobs()[0].get(), {1, 2, 3, 4});
+  ASSERT_TRUE(layer->Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 4, 4}));
   EXPECT_EQ(Values(top), (std::vector<float>{1, 2, 2, 4,  //
                                              3, 4, 6, 8,  //
@@ -50,26 +48,25 @@ TEST(DeconvolutionLayerTest, StrideEqualsKernelTilesTheKernel) {
 
 TEST(DeconvolutionLayerTest, OverlappingWindowsAddUp) {
   // stride 1, 2x2 ones kernel over a 2x2 ones input: a 3x3 output counting the overlaps, + bias.
-  DeconvolutionLayer layer(DeconvParam("num_output: 1 kernel_size: 2"), LayerContext{});
+  auto layer = MakeLayer(DeconvParam("num_output: 1 kernel_size: 2"));
   Tensor bottom({1, 1, 2, 2}), top;
   FillValues(&bottom, {1, 1, 1, 1});
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
-  FillValues(layer.blobs()[0].get(), {1, 1, 1, 1});
-  FillValues(layer.blobs()[1].get(), {0.5f});
-  ASSERT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
+  FillValues(layer->blobs()[0].get(), {1, 1, 1, 1});
+  FillValues(layer->blobs()[1].get(), {0.5f});
+  ASSERT_TRUE(layer->Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 3, 3}));
   EXPECT_EQ(Values(top), (std::vector<float>{1.5, 2.5, 1.5, 2.5, 4.5, 2.5, 1.5, 2.5, 1.5}));
 }
 
 TEST(DeconvolutionLayerTest, CaffeShapes) {
   // Weights (C_in, C_out / group, kh, kw); out = stride * (in - 1) + dilated kernel - 2 * pad.
-  DeconvolutionLayer layer(
-      DeconvParam("num_output: 6 kernel_size: 3 stride: 2 pad: 1 dilation: 2 group: 2"),
-      LayerContext{});
+  auto layer =
+      MakeLayer(DeconvParam("num_output: 6 kernel_size: 3 stride: 2 pad: 1 dilation: 2 group: 2"));
   Tensor bottom({2, 4, 3, 5}), top;
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
-  EXPECT_EQ(layer.blobs()[0]->shape(), (std::vector<int>{4, 3, 3, 3}));
-  EXPECT_EQ(layer.blobs()[1]->shape(), (std::vector<int>{6}));
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
+  EXPECT_EQ(layer->blobs()[0]->shape(), (std::vector<int>{4, 3, 3, 3}));
+  EXPECT_EQ(layer->blobs()[1]->shape(), (std::vector<int>{6}));
   // 2 * (3 - 1) + 5 - 2 = 7; 2 * (5 - 1) + 5 - 2 = 11.
   EXPECT_EQ(top.shape(), (std::vector<int>{2, 6, 7, 11}));
 }
@@ -78,19 +75,19 @@ TEST(DeconvolutionLayerTest, IsTheTransposeOfConvolution) {
   // With the same weights: <conv(x), y> == <x, deconv(y)>.
   const std::string fields =
       "kernel_size: 3 stride: 2 pad: 1 dilation: 2 group: 2 bias_term: false ";
-  ConvolutionLayer conv(Param("Convolution", "num_output: 4 " + fields), LayerContext{});
-  DeconvolutionLayer deconv(DeconvParam("num_output: 2 " + fields), LayerContext{});
+  auto conv = MakeLayer(Param("Convolution", "num_output: 4 " + fields));
+  auto deconv = MakeLayer(DeconvParam("num_output: 2 " + fields));
   Tensor x({2, 2, 7, 5}), cx, y, dy;
   FillGaussian(&x, 1);
-  ASSERT_TRUE(conv.Setup({&x}, {&cx}).ok());
+  ASSERT_TRUE(conv->Setup({&x}, {&cx}).ok());
   y.ReshapeLike(cx);
   FillGaussian(&y, 2);
-  ASSERT_TRUE(deconv.Setup({&y}, {&dy}).ok());
+  ASSERT_TRUE(deconv->Setup({&y}, {&dy}).ok());
   ASSERT_EQ(dy.shape(), x.shape());
-  ASSERT_EQ(deconv.blobs()[0]->shape(), conv.blobs()[0]->shape());
-  deconv.blobs()[0]->CopyFrom(*conv.blobs()[0]);
-  ASSERT_TRUE(conv.Forward({&x}, {&cx}, nullptr).ok());
-  ASSERT_TRUE(deconv.Forward({&y}, {&dy}, nullptr).ok());
+  ASSERT_EQ(deconv->blobs()[0]->shape(), conv->blobs()[0]->shape());
+  deconv->blobs()[0]->CopyFrom(*conv->blobs()[0]);
+  ASSERT_TRUE(conv->Forward({&x}, {&cx}, nullptr).ok());
+  ASSERT_TRUE(deconv->Forward({&y}, {&dy}, nullptr).ok());
   double lhs = 0, rhs = 0;
   for (int64_t i = 0; i < y.count(); ++i) lhs += cx.data()[i] * y.data()[i];
   for (int64_t i = 0; i < x.count(); ++i) rhs += x.data()[i] * dy.data()[i];
@@ -98,16 +95,16 @@ TEST(DeconvolutionLayerTest, IsTheTransposeOfConvolution) {
 }
 
 TEST(DeconvolutionLayerTest, CreatedByRegistry) {
-  auto layer = CreateLayer(DeconvParam("num_output: 1 kernel_size: 2"), LayerContext{});
-  ASSERT_TRUE(layer.ok()) << layer.status().message();
-  EXPECT_STREQ((*layer)->type(), "Deconvolution");
+  auto layer = MakeLayer(DeconvParam("num_output: 1 kernel_size: 2"));
+  ASSERT_NE(layer, nullptr);
+  EXPECT_STREQ(layer->type(), "Deconvolution");
 }
 
 void CheckDeconvGradients(const std::string& fields, const std::vector<int>& bottom_shape) {
-  DeconvolutionLayer layer(DeconvParam(fields), LayerContext{});
+  auto layer = MakeLayer(DeconvParam(fields));
   Tensor bottom(bottom_shape), top;
   FillGaussian(&bottom, 11);
-  CheckGradients(layer, {&bottom}, {&top});
+  CheckGradients(*layer, {&bottom}, {&top});
 }
 
 TEST(DeconvolutionLayerTest, Gradient) {
@@ -123,9 +120,9 @@ TEST(DeconvolutionLayerTest, GradientGroupDilation) {
 }
 
 TEST(DeconvolutionLayerTest, NumOutputNotDivisibleByGroup) {
-  DeconvolutionLayer layer(DeconvParam("num_output: 3 kernel_size: 2 group: 2"), LayerContext{});
+  auto layer = MakeLayer(DeconvParam("num_output: 3 kernel_size: 2 group: 2"));
   Tensor bottom({1, 2, 3, 3}), top;
-  Status s = layer.Setup({&bottom}, {&top});
+  Status s = layer->Setup({&bottom}, {&top});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("layer 'up' (Deconvolution)"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("group"), std::string::npos) << s.message();
@@ -133,9 +130,9 @@ TEST(DeconvolutionLayerTest, NumOutputNotDivisibleByGroup) {
 
 TEST(DeconvolutionLayerTest, PaddingLeavesNoOutput) {
   // 1 * (1 - 1) + 1 - 2 * 1 = -1.
-  DeconvolutionLayer layer(DeconvParam("num_output: 1 kernel_size: 1 pad: 1"), LayerContext{});
+  auto layer = MakeLayer(DeconvParam("num_output: 1 kernel_size: 1 pad: 1"));
   Tensor bottom({1, 1, 1, 1}), top;
-  Status s = layer.Setup({&bottom}, {&top});
+  Status s = layer->Setup({&bottom}, {&top});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("(Deconvolution)"), std::string::npos) << s.message();
 }

@@ -1,4 +1,6 @@
 // The engine choice (layers/engine.h): names, precedence, declines and the report verbose prints.
+// These tests name each layer's engine themselves (LayerContext, Net), not through
+// testing::MakeLayer and $DTRAIN_TEST_ENGINE, so EngineTest is not in ctest's reference rerun.
 #include "layers/engine.h"
 
 #include <gtest/gtest.h>

@@ -50,7 +50,7 @@ class ImageDataLayerTest : public ::testing::Test {
     return p;
   }
 
-  std::unique_ptr<Layer> SetUp(const LayerParameter& p, Phase phase = TRAIN, uint64_t seed = 1701) {
+  testing::LayerPtr SetUp(const LayerParameter& p, Phase phase = TRAIN, uint64_t seed = 1701) {
     auto layer = MakeLayer(p, phase, seed);
     Status s = layer->Setup({}, top_);
     EXPECT_TRUE(s.ok()) << s.message();

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
@@ -17,6 +16,7 @@ namespace {
 using testing::CheckGradients;
 using testing::FillGaussian;
 using testing::FillValues;
+using testing::MakeLayer;
 using testing::ParseLayerParameter;
 using testing::Values;
 
@@ -29,21 +29,20 @@ LayerParameter IpParam(const std::string& fields) {
 
 // x = [1 2 3; 4 5 6], W = [1 0 -1; 2 1 0], bias (0.5, -1).
 std::vector<float> ForwardByHand(bool transpose) {
-  InnerProductLayer layer(
-      IpParam(std::string("num_output: 2 transpose: ") + (transpose ? "true" : "false")),
-      LayerContext{});
+  auto layer =
+      MakeLayer(IpParam(std::string("num_output: 2 transpose: ") + (transpose ? "true" : "false")));
   Tensor bottom({2, 3}), top;
   FillValues(&bottom, {1, 2, 3, 4, 5, 6});
-  EXPECT_TRUE(layer.Setup({&bottom}, {&top}).ok());
+  EXPECT_TRUE(layer->Setup({&bottom}, {&top}).ok());
   if (transpose) {
-    EXPECT_EQ(layer.blobs()[0]->shape(), (std::vector<int>{3, 2}));
-    FillValues(layer.blobs()[0].get(), {1, 2, 0, 1, -1, 0});
+    EXPECT_EQ(layer->blobs()[0]->shape(), (std::vector<int>{3, 2}));
+    FillValues(layer->blobs()[0].get(), {1, 2, 0, 1, -1, 0});
   } else {
-    EXPECT_EQ(layer.blobs()[0]->shape(), (std::vector<int>{2, 3}));
-    FillValues(layer.blobs()[0].get(), {1, 0, -1, 2, 1, 0});
+    EXPECT_EQ(layer->blobs()[0]->shape(), (std::vector<int>{2, 3}));
+    FillValues(layer->blobs()[0].get(), {1, 0, -1, 2, 1, 0});
   }
-  FillValues(layer.blobs()[1].get(), {0.5f, -1});
-  EXPECT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
+  FillValues(layer->blobs()[1].get(), {0.5f, -1});
+  EXPECT_TRUE(layer->Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{2, 2}));
   return Values(top);
 }
@@ -57,36 +56,36 @@ TEST(InnerProductLayerTest, ForwardTransposed) {
 }
 
 TEST(InnerProductLayerTest, AxisKeepsLeadingAxes) {
-  InnerProductLayer layer(IpParam("num_output: 5 axis: 2"), LayerContext{});
+  auto layer = MakeLayer(IpParam("num_output: 5 axis: 2"));
   Tensor bottom({2, 3, 4, 2}), top;
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{2, 3, 5}));
-  EXPECT_EQ(layer.blobs()[0]->shape(), (std::vector<int>{5, 8}));
-  InnerProductLayer last(IpParam("num_output: 5 axis: -1"), LayerContext{});
-  ASSERT_TRUE(last.Setup({&bottom}, {&top}).ok());
+  EXPECT_EQ(layer->blobs()[0]->shape(), (std::vector<int>{5, 8}));
+  auto last = MakeLayer(IpParam("num_output: 5 axis: -1"));
+  ASSERT_TRUE(last->Setup({&bottom}, {&top}).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{2, 3, 4, 5}));
 }
 
 TEST(InnerProductLayerTest, BatchMayChange) {
-  InnerProductLayer layer(IpParam("num_output: 3"), LayerContext{});
+  auto layer = MakeLayer(IpParam("num_output: 3"));
   Tensor bottom({2, 2, 2}), top;
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
   bottom.Reshape({5, 4});
-  ASSERT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
+  ASSERT_TRUE(layer->Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{5, 3}));
 }
 
 TEST(InnerProductLayerTest, CreatedByRegistry) {
-  auto layer = CreateLayer(IpParam("num_output: 1"), LayerContext{});
-  ASSERT_TRUE(layer.ok()) << layer.status().message();
-  EXPECT_STREQ((*layer)->type(), "InnerProduct");
+  auto layer = MakeLayer(IpParam("num_output: 1"));
+  ASSERT_NE(layer, nullptr);
+  EXPECT_STREQ(layer->type(), "InnerProduct");
 }
 
 void CheckIpGradients(const std::string& fields, const std::vector<int>& shape) {
-  InnerProductLayer layer(IpParam(fields), LayerContext{});
+  auto layer = MakeLayer(IpParam(fields));
   Tensor bottom(shape), top;
   FillGaussian(&bottom, 9);
-  CheckGradients(layer, {&bottom}, {&top});
+  CheckGradients(*layer, {&bottom}, {&top});
 }
 
 TEST(InnerProductLayerTest, Gradient) { CheckIpGradients("num_output: 3", {2, 2, 2, 2}); }
@@ -104,11 +103,11 @@ TEST(InnerProductLayerTest, GradientNoBiasTransposeAxis) {
 }
 
 TEST(InnerProductLayerTest, InputSizeChangeIsAnError) {
-  InnerProductLayer layer(IpParam("num_output: 3"), LayerContext{});
+  auto layer = MakeLayer(IpParam("num_output: 3"));
   Tensor bottom({2, 4}), top;
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
   bottom.Reshape({2, 5});
-  Status s = layer.Forward({&bottom}, {&top}, nullptr);
+  Status s = layer->Forward({&bottom}, {&top}, nullptr);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("layer 'fc' (InnerProduct)"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("2 5 (10)"), std::string::npos) << s.message();
@@ -117,16 +116,16 @@ TEST(InnerProductLayerTest, InputSizeChangeIsAnError) {
 
 TEST(InnerProductLayerTest, BadParameters) {
   Tensor bottom({2, 4}), top;
-  InnerProductLayer zero(IpParam("num_output: 0"), LayerContext{});
-  Status s = zero.Setup({&bottom}, {&top});
+  auto zero = MakeLayer(IpParam("num_output: 0"));
+  Status s = zero->Setup({&bottom}, {&top});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("(InnerProduct)"), std::string::npos) << s.message();
-  InnerProductLayer axis(IpParam("num_output: 1 axis: 2"), LayerContext{});
-  EXPECT_FALSE(axis.Setup({&bottom}, {&top}).ok());
-  InnerProductLayer preloaded(IpParam("num_output: 2"), LayerContext{});
-  preloaded.blobs().push_back(std::make_shared<Tensor>(std::vector<int>{4, 2}));
-  preloaded.blobs().push_back(std::make_shared<Tensor>(std::vector<int>{2}));
-  s = preloaded.Setup({&bottom}, {&top});
+  auto axis = MakeLayer(IpParam("num_output: 1 axis: 2"));
+  EXPECT_FALSE(axis->Setup({&bottom}, {&top}).ok());
+  auto preloaded = MakeLayer(IpParam("num_output: 2"));
+  preloaded->blobs().push_back(std::make_shared<Tensor>(std::vector<int>{4, 2}));
+  preloaded->blobs().push_back(std::make_shared<Tensor>(std::vector<int>{2}));
+  s = preloaded->Setup({&bottom}, {&top});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("incorrect weight shape"), std::string::npos) << s.message();
 }

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
@@ -16,6 +15,7 @@ namespace {
 
 using testing::CheckGradients;
 using testing::FillGaussian;
+using testing::MakeLayer;
 using testing::ParseLayerParameter;
 
 LayerParameter LrnParam(const std::string& fields) {
@@ -25,11 +25,11 @@ LayerParameter LrnParam(const std::string& fields) {
 
 std::vector<float> Forward(const std::string& fields, const std::vector<int>& shape,
                            const std::vector<float>& x) {
-  LRNLayer layer(LrnParam(fields), LayerContext{});
+  auto layer = MakeLayer(LrnParam(fields));
   Tensor bottom(shape), top;
   std::copy(x.begin(), x.end(), bottom.mutable_data());
-  EXPECT_TRUE(layer.Setup({&bottom}, {&top}).ok());
-  EXPECT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
+  EXPECT_TRUE(layer->Setup({&bottom}, {&top}).ok());
+  EXPECT_TRUE(layer->Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), shape);
   return {top.data(), top.data() + top.count()};
 }
@@ -70,18 +70,18 @@ TEST(LRNLayerTest, WithinChannelByHand) {
 }
 
 TEST(LRNLayerTest, CreatedByRegistry) {
-  auto layer = CreateLayer(LrnParam(""), LayerContext{});
-  ASSERT_TRUE(layer.ok()) << layer.status().message();
-  EXPECT_STREQ((*layer)->type(), "LRN");
+  auto layer = MakeLayer(LrnParam(""));
+  ASSERT_NE(layer, nullptr);
+  EXPECT_STREQ(layer->type(), "LRN");
 }
 
 void CheckLrnGradients(const std::string& fields, const std::vector<int>& shape) {
-  LRNLayer layer(LrnParam(fields), LayerContext{});
+  auto layer = MakeLayer(LrnParam(fields));
   Tensor bottom(shape), top;
   FillGaussian(&bottom, 3);
   testing::GradientCheckOptions options;
   options.threshold = 2e-3f;
-  CheckGradients(layer, {&bottom}, {&top}, options);
+  CheckGradients(*layer, {&bottom}, {&top}, options);
 }
 
 TEST(LRNLayerTest, GradientAcrossChannels) { CheckLrnGradients("", {2, 7, 2, 2}); }
@@ -95,18 +95,18 @@ TEST(LRNLayerTest, GradientWithinChannel) {
 }
 
 TEST(LRNLayerTest, EvenLocalSizeIsAnError) {
-  LRNLayer layer(LrnParam("local_size: 4"), LayerContext{});
+  auto layer = MakeLayer(LrnParam("local_size: 4"));
   Tensor bottom({1, 3, 2, 2}), top;
-  Status s = layer.Setup({&bottom}, {&top});
+  Status s = layer->Setup({&bottom}, {&top});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("layer 'norm' (LRN)"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("local_size"), std::string::npos) << s.message();
 }
 
 TEST(LRNLayerTest, NeedsFourAxes) {
-  LRNLayer layer(LrnParam(""), LayerContext{});
+  auto layer = MakeLayer(LrnParam(""));
   Tensor bottom({2, 3}), top;
-  Status s = layer.Setup({&bottom}, {&top});
+  Status s = layer->Setup({&bottom}, {&top});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("2 3 (6)"), std::string::npos) << s.message();
 }

@@ -8,7 +8,6 @@
 
 #include "core/rng.h"
 #include "kernels/reference/pooling.h"
-#include "layers/registry.h"
 #include "proto/layer_params.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
@@ -19,6 +18,7 @@ namespace {
 using testing::CheckGradients;
 using testing::FillGaussian;
 using testing::FillIota;
+using testing::MakeLayer;
 using testing::ParseLayerParameter;
 using testing::Values;
 
@@ -43,15 +43,15 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want) {
 }
 
 TEST(PoolingLayerTest, MaxWithMaskTop) {
-  PoolingLayer layer(PoolParam("pool: MAX kernel_size: 2 stride: 2"), LayerContext{});
+  auto layer = MakeLayer(PoolParam("pool: MAX kernel_size: 2 stride: 2"));
   Tensor bottom({1, 1, 4, 4}), top, mask;
   const std::vector<float> x = {1, 9, 2, 3,  //
                                 4, 0, 8, 7,  //
                                 5, 5, 6, 1,  //
                                 2, 3, 0, 6};
   std::copy(x.begin(), x.end(), bottom.mutable_data());
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top, &mask}).ok());
-  ASSERT_TRUE(layer.Forward({&bottom}, {&top, &mask}, nullptr).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top, &mask}).ok());
+  ASSERT_TRUE(layer->Forward({&bottom}, {&top, &mask}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 2, 2}));
   EXPECT_EQ(Values(top), (std::vector<float>{9, 8, 5, 6}));
   // Argmax index within the plane; ties go to the first (5 at index 8, not 9).
@@ -61,11 +61,11 @@ TEST(PoolingLayerTest, MaxWithMaskTop) {
 // 4x4 image 1..16, kernel 3, stride 2, pad 1: ceil((4 + 2 - 3) / 2) + 1 = 3 outputs per axis,
 // windows starting at -1, 1 and 3.
 TEST(PoolingLayerTest, MaxCeilRoundingWithPad) {
-  PoolingLayer layer(PoolParam("pool: MAX kernel_size: 3 stride: 2 pad: 1"), LayerContext{});
+  auto layer = MakeLayer(PoolParam("pool: MAX kernel_size: 3 stride: 2 pad: 1"));
   Tensor bottom({1, 1, 4, 4}), top;
   FillIota(&bottom, 1.f);
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
-  ASSERT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(layer->Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 3, 3}));
   EXPECT_EQ(Values(top), (std::vector<float>{6, 8, 8, 14, 16, 16, 14, 16, 16}));
 }
@@ -73,11 +73,11 @@ TEST(PoolingLayerTest, MaxCeilRoundingWithPad) {
 TEST(PoolingLayerTest, AveCeilRoundingWithPadCountsPaddingInTheDivisor) {
   // Divisors: a window is clipped to the padded image (extent 3, 3, 2 per axis), so the corner
   // window holds 4 pixels over 3x3 = 9, the last one 1 pixel over 2x2 = 4.
-  PoolingLayer layer(PoolParam("pool: AVE kernel_size: 3 stride: 2 pad: 1"), LayerContext{});
+  auto layer = MakeLayer(PoolParam("pool: AVE kernel_size: 3 stride: 2 pad: 1"));
   Tensor bottom({1, 1, 4, 4}), top;
   FillIota(&bottom, 1.f);
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
-  ASSERT_TRUE(layer.Forward({&bottom}, {&top}, nullptr).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(layer->Forward({&bottom}, {&top}, nullptr).ok());
   ExpectNear(Values(top), {14.f / 9, 30.f / 9, 12.f / 6,  //
                            57.f / 9, 99.f / 9, 36.f / 6,  //
                            27.f / 6, 45.f / 6, 16.f / 4});
@@ -88,10 +88,9 @@ TEST(PoolingLayerTest, CeilRoundingWithoutPad) {
   Tensor bottom({1, 1, 1, 5}), top;
   std::vector<float> x = {1, 2, 3, 4, 5};
   std::copy(x.begin(), x.end(), bottom.mutable_data());
-  PoolingLayer rect(PoolParam("pool: MAX kernel_h: 1 kernel_w: 2 stride_h: 1 stride_w: 2"),
-                    LayerContext{});
-  ASSERT_TRUE(rect.Setup({&bottom}, {&top}).ok());
-  ASSERT_TRUE(rect.Forward({&bottom}, {&top}, nullptr).ok());
+  auto rect = MakeLayer(PoolParam("pool: MAX kernel_h: 1 kernel_w: 2 stride_h: 1 stride_w: 2"));
+  ASSERT_TRUE(rect->Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(rect->Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 1, 3}));
   EXPECT_EQ(Values(top), (std::vector<float>{2, 4, 5}));
 }
@@ -107,45 +106,44 @@ TEST(PoolingLayerTest, LastWindowMustStartInsideTheImage) {
   // Caffe applies the clip on both axes when either is padded: 5, kernel 1, stride 3, pad 0.
   EXPECT_EQ(reference::PooledSize(5, 1, 0, 3, true, false), 3);
   EXPECT_EQ(reference::PooledSize(5, 1, 0, 3, true, true), 2);
-  PoolingLayer layer(PoolParam("pool: AVE kernel_size: 2 stride: 2 pad: 1"), LayerContext{});
+  auto layer = MakeLayer(PoolParam("pool: AVE kernel_size: 2 stride: 2 pad: 1"));
   Tensor bottom({1, 1, 5, 5}), top;
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 3, 3}));
 }
 
 TEST(PoolingLayerTest, FloorRoundMode) {
-  PoolingLayer layer(PoolParam("pool: MAX kernel_size: 2 stride: 2 round_mode: FLOOR"),
-                     LayerContext{});
+  auto layer = MakeLayer(PoolParam("pool: MAX kernel_size: 2 stride: 2 round_mode: FLOOR"));
   Tensor bottom({1, 1, 5, 5}), top;
-  ASSERT_TRUE(layer.Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 2, 2}));
 }
 
 TEST(PoolingLayerTest, GlobalPooling) {
   Tensor bottom({1, 2, 2, 3}), top;
   FillIota(&bottom, 1.f);  // channel 0: 1..6, channel 1: 7..12
-  PoolingLayer ave(PoolParam("pool: AVE global_pooling: true"), LayerContext{});
-  ASSERT_TRUE(ave.Setup({&bottom}, {&top}).ok());
-  ASSERT_TRUE(ave.Forward({&bottom}, {&top}, nullptr).ok());
+  auto ave = MakeLayer(PoolParam("pool: AVE global_pooling: true"));
+  ASSERT_TRUE(ave->Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(ave->Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(top.shape(), (std::vector<int>{1, 2, 1, 1}));
   ExpectNear(Values(top), {3.5f, 9.5f});
-  PoolingLayer max(PoolParam("pool: MAX global_pooling: true"), LayerContext{});
-  ASSERT_TRUE(max.Setup({&bottom}, {&top}).ok());
-  ASSERT_TRUE(max.Forward({&bottom}, {&top}, nullptr).ok());
+  auto max = MakeLayer(PoolParam("pool: MAX global_pooling: true"));
+  ASSERT_TRUE(max->Setup({&bottom}, {&top}).ok());
+  ASSERT_TRUE(max->Forward({&bottom}, {&top}, nullptr).ok());
   EXPECT_EQ(Values(top), (std::vector<float>{6, 12}));
 }
 
 TEST(PoolingLayerTest, CreatedByRegistry) {
-  auto layer = CreateLayer(PoolParam("kernel_size: 2"), LayerContext{});
-  ASSERT_TRUE(layer.ok()) << layer.status().message();
-  EXPECT_STREQ((*layer)->type(), "Pooling");
+  auto layer = MakeLayer(PoolParam("kernel_size: 2"));
+  ASSERT_NE(layer, nullptr);
+  EXPECT_STREQ(layer->type(), "Pooling");
 }
 
 void CheckPoolGradients(const std::string& fields, const std::vector<int>& shape) {
-  PoolingLayer layer(PoolParam(fields), LayerContext{});
+  auto layer = MakeLayer(PoolParam(fields));
   Tensor bottom(shape), top;
   FillDistinct(&bottom, 5);
-  CheckGradients(layer, {&bottom}, {&top});
+  CheckGradients(*layer, {&bottom}, {&top});
 }
 
 TEST(PoolingLayerTest, GradientMax) {
@@ -158,10 +156,10 @@ TEST(PoolingLayerTest, GradientMaxOverlappingPadded) {
 
 TEST(PoolingLayerTest, GradientMaxWithMaskTop) {
   // The mask top is piecewise constant; only the pooled top carries a gradient.
-  PoolingLayer layer(PoolParam("pool: MAX kernel_h: 2 kernel_w: 3 stride: 1"), LayerContext{});
+  auto layer = MakeLayer(PoolParam("pool: MAX kernel_h: 2 kernel_w: 3 stride: 1"));
   Tensor bottom({1, 2, 3, 4}), top, mask;
   FillDistinct(&bottom, 6);
-  CheckGradients(layer, {&bottom}, {&top, &mask});
+  CheckGradients(*layer, {&bottom}, {&top, &mask});
 }
 
 TEST(PoolingLayerTest, GradientAve) {
@@ -181,11 +179,11 @@ TEST(PoolingLayerTest, GradientGlobalMax) {
 }
 
 Status SetupError(const std::string& fields, const std::vector<int>& shape, int tops = 1) {
-  PoolingLayer layer(PoolParam(fields), LayerContext{});
+  auto layer = MakeLayer(PoolParam(fields));
   Tensor bottom(shape), top, mask;
   TensorVec top_vec = {&top};
   if (tops > 1) top_vec.push_back(&mask);
-  return layer.Setup({&bottom}, top_vec);
+  return layer->Setup({&bottom}, top_vec);
 }
 
 TEST(PoolingLayerTest, KernelLargerThanPaddedInput) {

@@ -9,6 +9,7 @@
 
 #include "core/proto_io.h"
 #include "layers/registry.h"
+#include "testing/engine_check.h"
 
 namespace dtrain::testing {
 
@@ -19,22 +20,27 @@ LayerParameter ParseLayerParameter(const std::string& prototxt) {
   return param;
 }
 
-std::unique_ptr<Layer> MakeLayer(const LayerParameter& param, Phase phase, uint64_t seed) {
+void RecordAndDeleteLayer::operator()(Layer* layer) const {
+  RecordBuiltLayer(*layer);
+  delete layer;
+}
+
+LayerPtr MakeLayer(const LayerParameter& param, Phase phase, uint64_t seed) {
   LayerContext context;
   context.phase = phase;
   context.seed = seed;
-  // ctest runs the layer tests twice: as built (oneDNN where it applies) and with the reference
-  // kernels (DTRAIN_TEST_ENGINE=REFERENCE), so that both pass the same checks.
+  // ctest runs the tests of layers with a kernel choice twice: as built (oneDNN where it applies)
+  // and with DTRAIN_TEST_ENGINE=REFERENCE, so that both kernels pass the same checks.
   if (const char* engine = std::getenv("DTRAIN_TEST_ENGINE")) context.engine = engine;
   auto layer = CreateLayer(param, context);
   if (!layer.ok()) {
     ADD_FAILURE() << "CreateLayer: " << layer.status().message();
     return nullptr;
   }
-  return std::move(layer).value();
+  return LayerPtr(std::move(layer).value().release());
 }
 
-std::unique_ptr<Layer> MakeLayer(const std::string& prototxt, Phase phase, uint64_t seed) {
+LayerPtr MakeLayer(const std::string& prototxt, Phase phase, uint64_t seed) {
   return MakeLayer(ParseLayerParameter(prototxt), phase, seed);
 }
 
