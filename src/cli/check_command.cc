@@ -6,11 +6,12 @@
 
 #include "cli/command.h"
 #include "core/logging.h"
-#include "core/proto_io.h"
 #include "layers/registry.h"
 #include "net/net.h"
 #include "net/net_filter.h"
+#include "net/read_net.h"
 #include "solver/solver_param_checks.h"
+#include "solver/upgrade_solver.h"
 
 namespace dtrain {
 namespace {
@@ -73,8 +74,10 @@ void PrintTable(const Net& net) {
               static_cast<long long>(total_params), total_flops / 1e6);
 }
 
-Status CheckNet(const NetParameter& param, Phase phase, const std::string& source) {
-  NetState state;
+// `stages` adds a solver's test_state (stages, level) to the phase.
+Status CheckNet(const NetParameter& param, Phase phase, const std::string& source,
+                const NetState& stages = NetState()) {
+  NetState state(stages);
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(param));
   DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
@@ -103,20 +106,17 @@ Status RunCheck(const Flags& flags) {
   const bool has_model = flags.Has("model"), has_solver = flags.Has("solver");
   if (has_model == has_solver) return InvalidArgument("give exactly one of --model and --solver");
   if (has_model) {
-    NetParameter param;
-    DT_RETURN_IF_ERROR(ReadTextProto(flags.Get("model"), &param));
+    DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetParameter(flags.Get("model")));
     DT_RETURN_IF_ERROR(CheckNet(param, TRAIN, flags.Get("model")));
     DT_RETURN_IF_ERROR(CheckNet(param, TEST, flags.Get("model")));
   } else {
     const std::string path = flags.Get("solver");
-    SolverParameter solver;
-    DT_RETURN_IF_ERROR(ReadTextProto(path, &solver));
+    DT_ASSIGN_OR_RETURN(const SolverParameter solver, ReadSolverParameter(path));
     DT_RETURN_IF_ERROR(ValidateSolverParameter(solver).WithContext(path));
     std::vector<std::pair<NetParameter, std::string>> nets;
     auto load = [&](const std::string& net_path) -> Status {
-      NetParameter p;
-      DT_RETURN_IF_ERROR(ReadTextProto(net_path, &p));
-      nets.emplace_back(p, net_path);
+      DT_ASSIGN_OR_RETURN(NetParameter p, ReadNetParameter(net_path));
+      nets.emplace_back(std::move(p), net_path);
       return Status::Ok();
     };
     if (solver.has_net()) DT_RETURN_IF_ERROR(load(solver.net()));
@@ -126,7 +126,17 @@ Status RunCheck(const Flags& flags) {
     if (nets.empty()) return InvalidArgument(path + ": the solver names no train net");
     DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TRAIN, nets[0].second));
     if (solver.test_iter_size() > 0 && (solver.has_net() || solver.has_net_param())) {
-      DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TEST, nets[0].second));
+      // One test net per test_state when the solver gives them (Caffe's stages select data).
+      if (solver.test_state_size() == 0) {
+        DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TEST, nets[0].second));
+      }
+      for (const NetState& test_state : solver.test_state()) {
+        DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TEST, nets[0].second, test_state));
+      }
+    }
+    for (int i = 0; i < solver.test_net_param_size(); ++i) {
+      DT_RETURN_IF_ERROR(CheckNet(solver.test_net_param(i), TEST,
+                                  path + " (test_net_param #" + std::to_string(i) + ")"));
     }
     for (const std::string& t : solver.test_net()) {
       DT_RETURN_IF_ERROR(load(t));

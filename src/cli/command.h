@@ -35,6 +35,7 @@ Command CheckCommand();
 Command DataServerCommand();
 Command HostsCommand();          // hosts_command.cc
 CommandGroup ClusterCommands();  // cluster_command.cc: slurm-script, aws
+CommandGroup UpgradeCommands();  // upgrade_command.cc: net, solver
 Command LaunchCommand();
 Command PreflightCommand();
 Command VersionCommand();

@@ -5,27 +5,28 @@
 
 #include "cli/command.h"
 #include "core/logging.h"
-#include "core/proto_io.h"
 #include "data/data_server.h"
 #include "data/data_server_client.h"
 #include "data/shared_secret.h"
 #include "net/net_filter.h"
+#include "net/read_net.h"
 #include "proto/solver.pb.h"
+#include "solver/upgrade_solver.h"
 
 namespace dtrain {
 namespace {
 
 // The TRAIN-phase net the solver trains (net, net_param, train_net or train_net_param).
 StatusOr<NetParameter> TrainNetOf(const std::string& solver_path) {
-  SolverParameter solver;
-  DT_RETURN_IF_ERROR(ReadTextProto(solver_path, &solver));
+  DT_ASSIGN_OR_RETURN(const SolverParameter solver, ReadSolverParameter(solver_path));
   NetParameter net;
   if (solver.has_train_net_param()) {
     net = solver.train_net_param();
   } else if (solver.has_net_param()) {
     net = solver.net_param();
   } else if (solver.has_train_net() || solver.has_net()) {
-    DT_RETURN_IF_ERROR(ReadTextProto(solver.has_train_net() ? solver.train_net() : solver.net(), &net));
+    DT_ASSIGN_OR_RETURN(net, ReadNetParameter(solver.has_train_net() ? solver.train_net()
+                                                                     : solver.net()));
   } else {
     return InvalidArgument("solver '" + solver_path + "' names no train net");
   }

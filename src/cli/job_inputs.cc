@@ -2,10 +2,11 @@
 
 #include <algorithm>
 
-#include "core/proto_io.h"
 #include "data/data_server_client.h"
 #include "dist/rank_paths.h"
+#include "net/read_net.h"
 #include "proto/solver.pb.h"
+#include "solver/upgrade_solver.h"
 
 namespace dtrain {
 namespace {
@@ -40,8 +41,8 @@ void AddNetInputs(const NetParameter& net, int rank, int world, bool with_test,
 void AddNetFile(const std::string& path, int rank, int world, bool with_test,
                 std::vector<std::string>* paths) {
   Add(paths, path);
-  NetParameter net;
-  if (ReadTextProto(path, &net).ok()) AddNetInputs(net, rank, world, with_test, paths);
+  auto net = ReadNetParameter(path);
+  if (net.ok()) AddNetInputs(*net, rank, world, with_test, paths);
 }
 
 }  // namespace
@@ -68,8 +69,9 @@ std::vector<std::string> JobInputPaths(const std::vector<std::string>& job,
     const std::string solver_path = ExpandRankPattern(JobFlagValue(job, "solver"), rank, world);
     if (solver_path.empty()) continue;
     Add(&paths, solver_path);
-    SolverParameter solver;
-    if (!ReadTextProto(solver_path, &solver).ok()) continue;
+    auto read = ReadSolverParameter(solver_path);
+    if (!read.ok()) continue;
+    const SolverParameter& solver = *read;
     // TEST-phase inputs count only when the solver tests.
     const bool tests = solver.test_iter_size() > 0;
     if (!solver.net().empty()) {

@@ -15,7 +15,9 @@ std::vector<dtrain::Command> AllCommands() {
 }
 
 // Commands with subcommands: `dtrain cluster slurm-script ...`.
-std::vector<dtrain::CommandGroup> AllGroups() { return {dtrain::ClusterCommands()}; }
+std::vector<dtrain::CommandGroup> AllGroups() {
+  return {dtrain::ClusterCommands(), dtrain::UpgradeCommands()};
+}
 
 void PrintUsage(const std::vector<dtrain::Command>& commands,
                 const std::vector<dtrain::CommandGroup>& groups) {

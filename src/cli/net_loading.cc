@@ -7,6 +7,7 @@
 
 #include "core/logging.h"
 #include "core/proto_io.h"
+#include "net/read_net.h"
 
 namespace dtrain {
 
@@ -15,8 +16,7 @@ StatusOr<std::unique_ptr<Net>> LoadNetForPhase(const std::string& model_path, Ph
                                                const std::string& engine) {
   if (model_path.empty()) return InvalidArgument("--model is required");
   DT_RETURN_IF_ERROR(ParseEngine(engine).status().WithContext("--engine"));
-  NetParameter param;
-  DT_RETURN_IF_ERROR(ReadTextProto(model_path, &param));
+  DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetParameter(model_path));
   NetState state;
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Net> net, Net::Create(param, state, 1701, engine));
@@ -43,8 +43,7 @@ Status LoadWeights(const std::string& list, bool strict, Net* net) {
     const std::string path = list.substr(start, comma == std::string::npos ? std::string::npos
                                                                             : comma - start);
     if (!path.empty()) {
-      NetParameter weights;
-      DT_RETURN_IF_ERROR(ReadBinaryProto(path, &weights));
+      DT_ASSIGN_OR_RETURN(const NetParameter weights, ReadBinaryNetParameter(path));
       WeightsMatch match;
       DT_RETURN_IF_ERROR(net->CopyTrainedLayersFrom(weights, &match).WithContext(path));
       DT_LOG(INFO) << "Copied weights from " << path << ": " << match.copied.size()

@@ -6,7 +6,9 @@
 #include "core/proto_io.h"
 #include "data/image_list.h"
 #include "dist/rank_paths.h"
+#include "net/read_net.h"
 #include "proto/solver.pb.h"
+#include "solver/upgrade_solver.h"
 
 namespace dtrain {
 namespace {
@@ -29,8 +31,7 @@ std::string RankFile(const std::string& dir, const std::string& stem, int rank,
 StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ranks,
                                           const std::string& dir, uint64_t seed) {
   if (ranks < 1) return InvalidArgument("per-worker files need at least one rank");
-  SolverParameter solver;
-  DT_RETURN_IF_ERROR(ReadTextProto(solver_path, &solver));
+  DT_ASSIGN_OR_RETURN(const SolverParameter solver, ReadSolverParameter(solver_path));
   if (solver.has_train_net() || solver.has_train_net_param()) {
     return Unsupported("--per-worker-files handles solvers with `net` or `net_param`; '" +
                        solver_path + "' uses train_net");
@@ -44,7 +45,7 @@ StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ra
   if (solver.has_net_param()) {
     net = solver.net_param();
   } else if (solver.net().find("%#") == std::string::npos) {
-    DT_RETURN_IF_ERROR(ReadTextProto(solver.net(), &net));
+    DT_ASSIGN_OR_RETURN(net, ReadNetParameter(solver.net()));
   }
   std::vector<std::string> split_layers;
   for (const LayerParameter& layer : net.layer()) {
@@ -67,8 +68,7 @@ StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ra
     std::set<std::string> per_rank_layers;
     DT_RETURN_IF_ERROR(ExpandRankPatterns(&mine, rank, ranks, &per_rank_layers));
     if (!mine.has_net_param()) {  // a %# net file: ExpandRankPatterns inlined it, or read it here
-      NetParameter own;
-      DT_RETURN_IF_ERROR(ReadTextProto(mine.net(), &own));
+      DT_ASSIGN_OR_RETURN(const NetParameter own, ReadNetParameter(mine.net()));
       *mine.mutable_net_param() = own;
       mine.clear_net();
     }

@@ -25,6 +25,8 @@
 #include "layers/sharded_source.h"
 #include "core/logging.h"
 #include "core/proto_io.h"
+#include "net/read_net.h"
+#include "solver/upgrade_solver.h"
 #include "solver/solver.h"
 
 namespace dtrain {
@@ -59,7 +61,7 @@ Status RestoreOnEveryRank(const std::string& path, Communicator& communicator, S
     DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
     NetParameter weights;
     if (state.has_learned_net()) {
-      DT_RETURN_IF_ERROR(ReadBinaryProto(state.learned_net(), &weights));
+      DT_ASSIGN_OR_RETURN(weights, ReadBinaryNetParameter(state.learned_net()));
     }
     state.SerializeToString(&state_bytes);
     weights.SerializeToString(&weights_bytes);
@@ -139,11 +141,10 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
         });
   }
   if (flags.Has("gpu")) DT_LOG(INFO) << "--gpu given; dtrain trains on the CPU.";
-  SolverParameter param;
   // "%#"/"%*" in --solver name per-rank solver files (dtrain launch --per-worker-files).
   const std::string solver_file =
       ExpandRankPattern(flags.Get("solver"), communicator.rank(), communicator.size());
-  DT_RETURN_IF_ERROR(ReadTextProto(solver_file, &param));
+  DT_ASSIGN_OR_RETURN(SolverParameter param, ReadSolverParameter(solver_file));
   if (flags.Has("iterations")) {
     DT_ASSIGN_OR_RETURN(int max_iter, flags.GetInt("iterations"));
     param.set_max_iter(max_iter);

@@ -1,6 +1,6 @@
 #include "dist/global_batch.h"
 
-#include "core/proto_io.h"
+#include "net/read_net.h"
 
 namespace dtrain {
 namespace {
@@ -54,9 +54,8 @@ Status SplitBatches(NetParameter* net, int ranks, bool train_only,
 StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int ranks) {
   std::vector<std::string> changed;
   if (solver->has_net() || solver->has_train_net()) {  // inline the file to edit it
-    NetParameter net;
     const std::string path = solver->has_net() ? solver->net() : solver->train_net();
-    DT_RETURN_IF_ERROR(ReadTextProto(path, &net));
+    DT_ASSIGN_OR_RETURN(NetParameter net, ReadNetParameter(path));
     if (solver->has_net()) {
       *solver->mutable_net_param() = net;
       solver->clear_net();

@@ -1,6 +1,6 @@
 #include "dist/rank_paths.h"
 
-#include "core/proto_io.h"
+#include "net/read_net.h"
 
 namespace dtrain {
 namespace {
@@ -48,8 +48,7 @@ Status ExpandRankPatterns(SolverParameter* solver, int rank, int size,
   }
   if (solver->has_net()) {
     const std::string path = ExpandRankPattern(solver->net(), rank, size);
-    NetParameter net;
-    DT_RETURN_IF_ERROR(ReadTextProto(path, &net));
+    DT_ASSIGN_OR_RETURN(NetParameter net, ReadNetParameter(path));
     if (ExpandSources(&net, rank, size, per_rank_layers)) {
       *solver->mutable_net_param() = net;
       solver->clear_net();

@@ -9,6 +9,7 @@
 #include "net/diff_planner.h"
 #include "net/insert_splits.h"
 #include "net/net_filter.h"
+#include "net/upgrade_net.h"
 
 namespace dtrain {
 
@@ -29,13 +30,11 @@ StatusOr<std::unique_ptr<Net>> Net::Create(const NetParameter& param, const NetS
   return net;
 }
 
-Status Net::Init(const NetParameter& in_param, const NetState& in_state, uint64_t seed,
+Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint64_t seed,
                  const std::string& forced_engine) {
-  if (in_param.layers_size() > 0) {
-    return Unsupported("net '" + in_param.name() +
-                       "' uses the deprecated V1 'layers' syntax; rewrite it with 'layer' "
-                       "(Caffe's upgrade_net_proto_text does this)");
-  }
+  // Files are upgraded (and the upgrade logged) when read (net/read_net.h); this catches nets
+  // built in memory from old syntax.
+  DT_ASSIGN_OR_RETURN(const NetParameter in_param, UpgradeNet(given_param));
   NetState state(in_param.state());
   state.MergeFrom(in_state);
   if (in_state.has_phase()) state.set_phase(in_state.phase());

@@ -6,6 +6,7 @@
 
 #include "core/logging.h"
 #include "core/proto_io.h"
+#include "net/read_net.h"
 #include "solver/lr_policy.h"
 #include "solver/solver_param_checks.h"
 
@@ -15,9 +16,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 StatusOr<NetParameter> LoadNet(const std::string& path) {
-  NetParameter param;
-  DT_RETURN_IF_ERROR(ReadTextProto(path, &param));
-  return param;
+  return ReadNetParameter(path);
 }
 
 // The number of images one forward pass consumes: the batch dimension of the first layer's top.
@@ -379,7 +378,9 @@ Status Solver::Restore(const std::string& path) {
   SolverState state;
   DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
   NetParameter weights;
-  if (state.has_learned_net()) DT_RETURN_IF_ERROR(ReadBinaryProto(state.learned_net(), &weights));
+  if (state.has_learned_net()) {
+    DT_ASSIGN_OR_RETURN(weights, ReadBinaryNetParameter(state.learned_net()));
+  }
   return Restore(state, state.has_learned_net() ? &weights : nullptr, path);
 }
 
