@@ -98,6 +98,9 @@ class Layer {
   virtual float DefaultLossWeight(int top_index) const { return 0.f; }
   // Whether force_backward may make this bottom receive a gradient (false for labels).
   virtual bool AllowForceBackward(int bottom_index) const { return true; }
+  // Whether Backward can compute bottom diffs at all (false for Caffe's Threshold, whose backward
+  // is not implemented): a net in which such a layer's bottom needs a gradient is an error.
+  virtual bool HasGradient() const { return true; }
 
  protected:
   // Reads parameters, validates them, creates learnable blobs. Default: nothing to do.

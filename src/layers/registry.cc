@@ -4,9 +4,12 @@
 #include <map>
 
 // One include per layer file, in the order of the table below.
+#include "layers/absval_layer.h"
 #include "layers/accuracy_layer.h"
 #include "layers/batch_norm_layer.h"
 #include "layers/bias_layer.h"
+#include "layers/bnll_layer.h"
+#include "layers/clip_layer.h"
 #include "layers/concat_layer.h"
 #include "layers/convolution_layer.h"
 #include "layers/data_layer.h"
@@ -14,13 +17,17 @@
 #include "layers/dropout_layer.h"
 #include "layers/dummy_data_layer.h"
 #include "layers/eltwise_layer.h"
+#include "layers/elu_layer.h"
 #include "layers/euclidean_loss_layer.h"
+#include "layers/exp_layer.h"
 #include "layers/flatten_layer.h"
 #include "layers/image_data_layer.h"
 #include "layers/inner_product_layer.h"
 #include "layers/input_layer.h"
+#include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
 #include "layers/pooling_layer.h"
+#include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
 #include "layers/relu_layer.h"
 #include "layers/reshape_layer.h"
@@ -31,7 +38,9 @@
 #include "layers/softmax_layer.h"
 #include "layers/softmax_with_loss_layer.h"
 #include "layers/split_layer.h"
+#include "layers/swish_layer.h"
 #include "layers/tanh_layer.h"
+#include "layers/threshold_layer.h"
 
 namespace dtrain {
 namespace {
@@ -46,24 +55,31 @@ Factory Make() {
 // Every supported layer, by Caffe type name. Adding a layer adds one line here.
 const std::map<std::string, Factory>& Table() {
   static const std::map<std::string, Factory> table = {
+      {"AbsVal", Make<AbsValLayer>()},
       {"Accuracy", Make<AccuracyLayer>()},
+      {"BNLL", Make<BNLLLayer>()},
       {"BatchNorm", Make<BatchNormLayer>()},
       {"Bias", Make<BiasLayer>()},
+      {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
       {"Convolution", Make<ConvolutionLayer>()},
       {"Data", Make<DataLayer>()},
       {"Deconvolution", Make<DeconvolutionLayer>()},
       {"Dropout", Make<DropoutLayer>()},
       {"DummyData", Make<DummyDataLayer>()},
+      {"ELU", Make<ELULayer>()},
       {"Eltwise", Make<EltwiseLayer>()},
       {"EuclideanLoss", Make<EuclideanLossLayer>()},
+      {"Exp", Make<ExpLayer>()},
       {"Flatten", Make<FlattenLayer>()},
       {"ImageData", Make<ImageDataLayer>()},
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
+      {"Log", Make<LogLayer>()},
       {"PReLU", Make<PReLULayer>()},
       {"Pooling", Make<PoolingLayer>()},
+      {"Power", Make<PowerLayer>()},
       {"ReLU", Make<ReLULayer>()},
       {"Reshape", Make<ReshapeLayer>()},
       {"Scale", Make<ScaleLayer>()},
@@ -73,7 +89,9 @@ const std::map<std::string, Factory>& Table() {
       {"Softmax", Make<SoftmaxLayer>()},
       {"SoftmaxWithLoss", Make<SoftmaxWithLossLayer>()},
       {"Split", Make<SplitLayer>()},
+      {"Swish", Make<SwishLayer>()},
       {"TanH", Make<TanHLayer>()},
+      {"Threshold", Make<ThresholdLayer>()},
   };
   return table;
 }

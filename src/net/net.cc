@@ -57,6 +57,16 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
   for (const auto& entry : available_blobs) output_blob_indices_.push_back(entry.second);
   std::sort(output_blob_indices_.begin(), output_blob_indices_.end());
   DecideBackward(param.force_backward());
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layers_[i]->HasGradient()) continue;
+    for (size_t j = 0; j < bottom_id_vecs_[i].size(); ++j) {
+      if (!bottom_need_backward_[i][j]) continue;
+      return InvalidArgument("layer '" + layer_names_[i] + "' (" + layers_[i]->type() +
+                             ") has no gradient (as in Caffe), but its bottom '" +
+                             blob_names_[bottom_id_vecs_[i][j]] +
+                             "' needs one; set propagate_down: false for it");
+    }
+  }
   ShareDiffBuffers();
   return Status::Ok();
 }
