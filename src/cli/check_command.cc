@@ -6,7 +6,7 @@
 
 #include "cli/command.h"
 #include "core/logging.h"
-#include "layers/registry.h"
+#include "net/layer_type_check.h"
 #include "net/net.h"
 #include "net/net_filter.h"
 #include "net/read_net.h"
@@ -16,16 +16,10 @@
 namespace dtrain {
 namespace {
 
-// Every layer type known and every bottom produced by an earlier layer.
+// Every bottom produced by an earlier layer.
 Status CheckStructure(const NetParameter& param, const std::string& source) {
   std::set<std::string> produced;
   for (const LayerParameter& lp : param.layer()) {
-    if (!IsSupportedLayerType(lp.type())) {
-      std::string list;
-      for (const std::string& t : SupportedLayerTypes()) list += (list.empty() ? "" : ", ") + t;
-      return Unsupported(source + ": layer '" + lp.name() + "': unknown layer type \"" +
-                         lp.type() + "\"; supported types: " + list);
-    }
     for (const std::string& b : lp.bottom()) {
       if (!produced.count(b)) {
         return InvalidArgument(source + ": layer '" + lp.name() + "' (" + lp.type() +
@@ -77,6 +71,7 @@ void PrintTable(const Net& net) {
 // `stages` adds a solver's test_state (stages, level) to the phase.
 Status CheckNet(const NetParameter& param, Phase phase, const std::string& source,
                 const NetState& stages = NetState()) {
+  DT_RETURN_IF_ERROR(CheckLayerTypes(param, source));  // every phase's, all named at once
   NetState state(stages);
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(param));

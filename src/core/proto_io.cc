@@ -9,7 +9,10 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <regex>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/tokenizer.h>
@@ -17,12 +20,42 @@
 #include <google/protobuf/message.h>
 #include <google/protobuf/text_format.h>
 
+#include "core/caffe_fork_hints.h"
+
 namespace dtrain {
 namespace {
 
 namespace pb = google::protobuf;
 
 std::string ErrnoText(int err) { return std::strerror(err); }
+
+// Protobuf's warning 'Message type "dtrain.PoolingParameter" has no field named "ceil_mode".',
+// split into the message's and the field's names; false for any other message.
+bool ParseUnknownFieldWarning(const std::string& warning, std::string* message_type,
+                              std::string* field) {
+  static const std::regex pattern(
+      R"re(Message type "(?:dtrain\.)?([^"]+)" has no field named "([^"]+)")re");
+  std::smatch m;
+  if (!std::regex_search(warning, m, pattern)) return false;
+  *message_type = m[1].str();
+  *field = m[2].str();
+  return true;
+}
+
+// The 0-based column where `field` starts on `line` of `text`: protobuf reports the token after
+// the name (its ':' or '{'), so the name is the last one starting before that. `column` itself
+// when the name is not found there.
+int FieldNameColumn(std::string_view text, int line, int column, const std::string& field) {
+  size_t begin = 0;
+  for (int i = 0; i < line && begin != std::string_view::npos; ++i) {
+    begin = text.find('\n', begin);
+    if (begin != std::string_view::npos) ++begin;
+  }
+  if (begin == std::string_view::npos) return column;
+  const std::string_view rest = text.substr(begin, static_cast<size_t>(column));
+  const size_t at = rest.rfind(field);
+  return at == std::string_view::npos ? column : static_cast<int>(at);
+}
 
 // Opens `path` for reading: NotFound when it does not exist, IoError for any other failure.
 Status OpenForRead(const std::string& path, int* fd) {
@@ -56,7 +89,9 @@ Status ReadFileToString(const std::string& path, std::string* out) {
 // Collects protobuf's text-parser errors as "name:LINE:COL: message" (1-based).
 class TextErrorCollector : public pb::io::ErrorCollector {
  public:
-  explicit TextErrorCollector(std::string name) : name_(std::move(name)) {}
+  // `text` is what is parsed; it must outlive the collector.
+  TextErrorCollector(std::string name, std::string_view text)
+      : name_(std::move(name)), text_(text) {}
 
 #if GOOGLE_PROTOBUF_VERSION >= 4022000
   void RecordError(int line, pb::io::ColumnNumber column, absl::string_view message) override {
@@ -68,22 +103,53 @@ class TextErrorCollector : public pb::io::ErrorCollector {
   }
 #endif
 
-  const std::string& errors() const { return errors_; }
+  // With AllowUnknownField, protobuf reports each unknown field as a warning and goes on.
+#if GOOGLE_PROTOBUF_VERSION >= 4022000
+  void RecordWarning(int line, pb::io::ColumnNumber column, absl::string_view message) override {
+    AddUnknown(line, column, std::string(message));
+  }
+#else
+  void AddWarning(int line, pb::io::ColumnNumber column, const std::string& message) override {
+    AddUnknown(line, column, message);
+  }
+#endif
+
+  // Every problem found, one per line: the errors, then each unknown field with a hint.
+  std::string problems() const {
+    std::string all = errors_;
+    for (const std::string& u : unknown_fields_) all += (all.empty() ? "" : "\n") + u;
+    return all;
+  }
+  bool has_unknown_fields() const { return !unknown_fields_.empty(); }
 
  private:
+  std::string Where(int line, int column) const {
+    // Line -1 marks whole-message errors such as missing required fields.
+    if (line < 0) return name_;
+    return name_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1);
+  }
   void Add(int line, int column, const std::string& message) {
     if (!errors_.empty()) errors_ += "\n";
-    // Line -1 marks whole-message errors such as missing required fields.
-    if (line < 0) {
-      errors_ += name_ + ": " + message;
-    } else {
-      errors_ += name_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " +
-                 message;
+    errors_ += Where(line, column) + ": " + message;
+  }
+  // 'FILE:LINE:COL: unknown field "ceil_mode" in PoolingParameter (hint)', COL where the name
+  // starts; any other warning as protobuf words it.
+  void AddUnknown(int line, int column, const std::string& warning) {
+    std::string message_type, field;
+    if (!ParseUnknownFieldWarning(warning, &message_type, &field)) {
+      unknown_fields_.push_back(Where(line, column) + ": " + warning);
+      return;
     }
+    std::string text = Where(line, FieldNameColumn(text_, line, column, field)) +
+                       ": unknown field \"" + field + "\" in " + message_type;
+    const std::string hint = CaffeFieldHint(message_type, field);
+    unknown_fields_.push_back(hint.empty() ? text : text + " (" + hint + ")");
   }
 
   std::string name_;
+  std::string_view text_;
   std::string errors_;
+  std::vector<std::string> unknown_fields_;
 };
 
 // Writes through `serialize` to a temp file next to `path`, fsyncs it, renames it over `path` and
@@ -149,11 +215,15 @@ Status CheckWritable(const std::string& path, const pb::Message& msg) {
 
 Status ParseTextProto(const std::string& text, const std::string& name_for_errors,
                       pb::Message* msg) {
-  TextErrorCollector errors(name_for_errors);
+  TextErrorCollector errors(name_for_errors, text);
   pb::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
-  if (parser.ParseFromString(text, msg)) return Status::Ok();
-  if (!errors.errors().empty()) return InvalidArgument(errors.errors());
+  // Unknown fields are skipped and collected rather than ending the parse, so that one run names
+  // every field the file has and the schema lacks; any of them still fails the parse.
+  parser.AllowUnknownField(true);
+  const bool parsed = parser.ParseFromString(text, msg);
+  if (parsed && !errors.has_unknown_fields()) return Status::Ok();
+  if (!errors.problems().empty()) return InvalidArgument(errors.problems());
   return InvalidArgument(name_for_errors + ": cannot parse as " + msg->GetTypeName());
 }
 

@@ -25,6 +25,13 @@ Status PoolingLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   is_max_ = p.pool() == PoolingParameter::MAX;
   global_ = p.global_pooling();
   round_up_ = p.round_mode() == PoolingParameter::CEIL;
+  if (p.has_ceil_mode()) {  // the fork spelling
+    if (p.has_round_mode() && p.ceil_mode() != round_up_) {
+      return Error("ceil_mode: " + std::string(p.ceil_mode() ? "true" : "false") +
+                   " contradicts round_mode: " + (round_up_ ? "CEIL" : "FLOOR"));
+    }
+    round_up_ = p.ceil_mode();
+  }
   reference::Window2d& w = shape_.window;
   if (global_) {
     if (p.has_kernel_size() || p.has_kernel_h() || p.has_kernel_w()) {

@@ -8,6 +8,7 @@
 #include "layers/registry.h"
 #include "net/diff_planner.h"
 #include "net/insert_splits.h"
+#include "net/layer_type_check.h"
 #include "net/net_filter.h"
 #include "net/upgrade_net.h"
 
@@ -41,6 +42,8 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
   name_ = in_param.name();
   phase_ = state.phase();
 
+  // Every phase's unknown layer types at once, before this phase's first one stops the build.
+  DT_RETURN_IF_ERROR(CheckLayerTypes(in_param, ""));
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(in_param));
   DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
   const NetParameter param = InsertSplits(filtered);

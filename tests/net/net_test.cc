@@ -239,7 +239,8 @@ TEST(Net, ErrorsNameTheLayer) {
   EXPECT_NE(s.message().find("layer 'ip' (InnerProduct): bottom 'nope' is not produced"),
             std::string::npos) << s.message();
   s = BuildError(std::string(kData) + "layer { name: 'w' type: 'Warp' bottom: 'x' top: 'y' }");
-  EXPECT_NE(s.message().find("layer 'w': unknown layer type \"Warp\"; supported types: "),
+  EXPECT_NE(s.message().find("1 layer(s) of a type dtrain does not have:\n"
+                             "  layer 'w': unknown layer type \"Warp\"\nsupported types: "),
             std::string::npos) << s.message();
   EXPECT_NE(s.message().find("Convolution"), std::string::npos);
 }

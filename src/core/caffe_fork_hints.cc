@@ -1,0 +1,73 @@
+#include "core/caffe_fork_hints.h"
+
+#include <map>
+
+namespace dtrain {
+namespace {
+
+// Layer types of the forks, by the fork that defines them.
+const std::map<std::string, std::string>& ForkLayers() {
+  static const std::map<std::string, std::string> forks = {
+      {"AnnotatedData", "SSD's (weiliu89/caffe)"},
+      {"DetectionEvaluate", "SSD's (weiliu89/caffe)"},
+      {"DetectionOutput", "SSD's (weiliu89/caffe)"},
+      {"MultiBoxLoss", "SSD's (weiliu89/caffe)"},
+      {"Normalize", "SSD's (weiliu89/caffe)"},
+      {"Permute", "SSD's (weiliu89/caffe)"},
+      {"PriorBox", "SSD's (weiliu89/caffe)"},
+      {"VideoData", "SSD's (weiliu89/caffe)"},
+      {"ROIPooling", "Faster R-CNN's (rbgirshick/caffe-fast-rcnn)"},
+      {"SmoothL1Loss", "Faster R-CNN's (rbgirshick/caffe-fast-rcnn)"},
+      {"Interp", "DeepLab's and PSPNet's"},
+      {"BN", "SegNet's and PSPNet's (BVLC's equivalent is BatchNorm followed by Scale)"},
+      {"Upsample", "SegNet's"},
+      {"Reorg", "a YOLO port's"},
+      {"Region", "a YOLO port's"},
+      {"CenterLoss", "the center-loss fork's"},
+  };
+  return forks;
+}
+
+// Fields of LayerParameter that hold a fork layer's settings.
+const std::map<std::string, std::string>& ForkLayerFields() {
+  static const std::map<std::string, std::string> fields = {
+      {"annotated_data_param", "AnnotatedData"}, {"detection_evaluate_param", "DetectionEvaluate"},
+      {"detection_output_param", "DetectionOutput"}, {"multibox_loss_param", "MultiBoxLoss"},
+      {"norm_param", "Normalize"},               {"permute_param", "Permute"},
+      {"prior_box_param", "PriorBox"},           {"video_data_param", "VideoData"},
+      {"roi_pooling_param", "ROIPooling"},       {"smooth_l1_loss_param", "SmoothL1Loss"},
+      {"interp_param", "Interp"},                {"bn_param", "BN"},
+      {"upsample_param", "Upsample"},            {"reorg_param", "Reorg"},
+      {"region_param", "Region"},                {"center_loss_param", "CenterLoss"},
+  };
+  return fields;
+}
+
+}  // namespace
+
+std::string CaffeFieldHint(const std::string& message, const std::string& field) {
+  if (message == "BatchNormParameter" && (field == "scale_filler" || field == "bias_filler" ||
+                                          field == "scale_bias")) {
+    return field + " is NVIDIA Caffe's; in BVLC Caffe a Scale layer after BatchNorm learns the "
+                   "scale and bias";
+  }
+  if (message == "LayerParameter") {
+    const auto fork = ForkLayerFields().find(field);
+    if (fork != ForkLayerFields().end()) {
+      return field + " belongs to " + ForkLayers().at(fork->second) + " " + fork->second +
+             " layer, which dtrain does not have";
+    }
+  }
+  return "";
+}
+
+std::string CaffeLayerTypeHint(const std::string& type) {
+  if (type == "Python") {
+    return "Python layers run the model's own Python code inside Caffe; dtrain cannot run them";
+  }
+  const auto fork = ForkLayers().find(type);
+  if (fork == ForkLayers().end()) return "";
+  return type + " is " + fork->second + " layer";
+}
+
+}  // namespace dtrain
