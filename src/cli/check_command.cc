@@ -49,23 +49,35 @@ double ForwardFlops(const Net& net, int i) {
   return static_cast<double>(top->count());
 }
 
+// Learnable parameters and statistics (BatchNorm's) in separate columns, as published parameter
+// counts leave the statistics out. A tensor shared between layers counts once in the totals.
 void PrintTable(const Net& net) {
-  std::printf("%-28s %-16s %-26s %12s %12s\n", "layer", "type", "top shape", "params", "MFLOP");
+  std::printf("%-28s %-16s %-26s %12s %8s %12s\n", "layer", "type", "top shape", "params",
+              "stats", "MFLOP");
   double total_flops = 0;
-  int64_t total_params = 0;
+  int64_t total_params = 0, total_stats = 0;
+  std::set<const Tensor*> counted;
   for (size_t i = 0; i < net.layers().size(); ++i) {
     Layer& layer = *net.layers()[i];
-    int64_t params = 0;
-    for (const auto& b : layer.blobs()) params += b->count();
+    int64_t params = 0, stats = 0;
+    for (size_t b = 0; b < layer.blobs().size(); ++b) {
+      const Tensor* blob = layer.blobs()[b].get();
+      int64_t& column = layer.IsStatistic(static_cast<int>(b)) ? stats : params;
+      column += blob->count();
+      if (counted.insert(blob).second) {
+        (layer.IsStatistic(static_cast<int>(b)) ? total_stats : total_params) += blob->count();
+      }
+    }
     const double flops = ForwardFlops(net, static_cast<int>(i));
     total_flops += flops;
-    total_params += params;
     std::string shape = net.top_vecs()[i].empty() ? "-" : net.top_vecs()[i][0]->ShapeString();
-    std::printf("%-28s %-16s %-26s %12lld %12.2f\n", net.layer_names()[i].c_str(), layer.type(),
-                shape.c_str(), static_cast<long long>(params), flops / 1e6);
+    std::printf("%-28s %-16s %-26s %12lld %8lld %12.2f\n", net.layer_names()[i].c_str(),
+                layer.type(), shape.c_str(), static_cast<long long>(params),
+                static_cast<long long>(stats), flops / 1e6);
   }
-  std::printf("%-28s %-16s %-26s %12lld %12.2f\n", "total", "", "",
-              static_cast<long long>(total_params), total_flops / 1e6);
+  std::printf("%-28s %-16s %-26s %12lld %8lld %12.2f\n", "total", "", "",
+              static_cast<long long>(total_params), static_cast<long long>(total_stats),
+              total_flops / 1e6);
 }
 
 // `stages` adds a solver's test_state (stages, level) to the phase.

@@ -42,6 +42,14 @@ Status RunTime(const Flags& flags) {
   LogEngineChoices(*net, flags.GetBool("verbose"));
   const auto& layers = net->layers();
   const size_t n = layers.size();
+  int need_backward = 0;
+  for (size_t i = 0; i < n; ++i) need_backward += net->layer_need_backward(static_cast<int>(i));
+  // A deploy net (no loss) computes no gradient, so its backward times would all read 0.
+  if (need_backward == 0) {
+    DT_LOG(WARNING) << "No layer needs backward (the net has no loss and does not set "
+                       "force_backward: true): backward is skipped and only forward is timed; "
+                       "add force_backward: true to the net to time backward too";
+  }
 
   // One untimed pass warms caches and settles shapes.
   DT_LOG(INFO) << "Performing Forward";

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 
 namespace dtrain {
 
@@ -12,8 +11,9 @@ DataParallel::DataParallel(Communicator& communicator, Net& net, const BucketOpt
   if (communicator_.size() == 1) return;
   PlanBuckets(options);
   for (const auto& layer : net_.layers()) {
-    if (std::strcmp(layer->type(), "BatchNorm") != 0) continue;
-    for (const auto& blob : layer->blobs()) statistics_.push_back(blob.get());
+    for (size_t b = 0; b < layer->blobs().size(); ++b) {
+      if (layer->IsStatistic(static_cast<int>(b))) statistics_.push_back(layer->blobs()[b].get());
+    }
   }
   net_.AddBackwardHook([this](int layer_index) { OnLayerBackwardDone(layer_index); });
   thread_ = std::thread([this] { CommunicationLoop(); });

@@ -30,6 +30,7 @@ class BatchNormLayer : public Layer {
   const char* type() const override { return "BatchNorm"; }
   int ExactNumBottomBlobs() const override { return 1; }
   int ExactNumTopBlobs() const override { return 1; }
+  bool IsStatistic(int blob_index) const override { return true; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
 
  protected:

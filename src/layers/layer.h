@@ -101,6 +101,9 @@ class Layer {
   // Whether Backward can compute bottom diffs at all (false for Caffe's Threshold, whose backward
   // is not implemented): a net in which such a layer's bottom needs a gradient is an error.
   virtual bool HasGradient() const { return true; }
+  // Whether blob i is a statistic the layer keeps itself (BatchNorm's mean, variance and factor):
+  // never learned (the net gives it no learning rate or decay) and not counted as a parameter.
+  virtual bool IsStatistic(int blob_index) const { return false; }
 
  protected:
   // Reads parameters, validates them, creates learnable blobs. Default: nothing to do.

@@ -219,11 +219,11 @@ Status Net::AppendParams(int layer_index) {
   Layer& layer = *layers_[layer_index];
   const LayerParameter& lp = layer.layer_param();
   std::vector<int> ids;
-  const bool is_batch_norm = lp.type() == "BatchNorm";  // statistics are not learned
   for (size_t p = 0; p < layer.blobs().size(); ++p) {
     const ParamSpec spec = p < static_cast<size_t>(lp.param_size()) ? lp.param(p) : ParamSpec();
-    const float lr = is_batch_norm ? 0.f : spec.lr_mult();
-    const float decay = is_batch_norm ? 0.f : spec.decay_mult();
+    const bool statistic = layer.IsStatistic(static_cast<int>(p));  // never learned
+    const float lr = statistic ? 0.f : spec.lr_mult();
+    const float decay = statistic ? 0.f : spec.decay_mult();
     layer.set_param_propagate_down(static_cast<int>(p), lr != 0.f);
     const std::string display = lp.name() + "[" + std::to_string(p) + "]";
     if (spec.has_name() && !spec.name().empty()) {
