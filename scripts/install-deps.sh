@@ -20,12 +20,14 @@ packages=(
   slurm-wlm munge libpmix-dev
   zlib1g-dev nlohmann-json3-dev
   libturbojpeg0-dev libpng-dev   # ImageData layer, convert imageset, encoded Datums
+  libhdf5-dev                    # HDF5Data and HDF5Output layers
   libasio-dev libssl-dev         # data server: TCP transport (standalone Asio), HMAC (OpenSSL)
   libgtest-dev
   clang libclang-rt-14-dev libomp-14-dev  # scripts/fuzz.sh: libFuzzer, ASan, UBSan, clang's OpenMP
   dataset-fashion-mnist
   python3 python3-numpy
   python3-yaml python3-jsonschema  # tests: generated ParallelCluster configs against deploy/aws/ schema
+  python3-h5py                     # tests: HDF5 files written and read by h5py, as Caffe users do
   "$@"
 )
 

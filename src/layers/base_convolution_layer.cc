@@ -103,6 +103,15 @@ Status BaseConvolutionLayer::LayerSetUp(const TensorVec& bottom, const TensorVec
   group_ = static_cast<int>(p.group());
   bias_term_ = p.bias_term();
   channels_ = in.shape(1);
+  // The forks' depthwise types (ConvolutionDepthwise, DepthwiseConvolution) mean one group per
+  // input channel; a group that says otherwise is ambiguous.
+  if (param_.type() == "ConvolutionDepthwise" || param_.type() == "DepthwiseConvolution") {
+    if (p.has_group() && group_ != channels_) {
+      return Error("type " + param_.type() + " has one group per input channel (" +
+                   std::to_string(channels_) + "), but group is " + std::to_string(group_));
+    }
+    group_ = channels_;
+  }
   if (num_output_ <= 0) return Error("num_output must be positive");
   if (group_ <= 0) return Error("group must be positive");
   if (channels_ % group_ != 0) {

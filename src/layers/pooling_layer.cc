@@ -18,11 +18,8 @@ int PoolingLayer::MaxTopBlobs() const {
 
 Status PoolingLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   const PoolingParameter& p = param_.pooling_param();
-  if (p.pool() == PoolingParameter::STOCHASTIC) {
-    return Status(StatusCode::kUnsupported,
-                  Error("STOCHASTIC pooling is not supported; use MAX or AVE").message());
-  }
   is_max_ = p.pool() == PoolingParameter::MAX;
+  stochastic_ = p.pool() == PoolingParameter::STOCHASTIC;
   global_ = p.global_pooling();
   round_up_ = p.round_mode() == PoolingParameter::CEIL;
   if (p.has_ceil_mode()) {  // the fork spelling
@@ -116,6 +113,7 @@ Status PoolingLayer::ReshapeKernel(bool mask_top) {
       engine_, shape_,
       [&]() -> StatusOr<std::unique_ptr<onednn::Pooling>> {
         if (mask_top) return Unsupported("the argmax top (mask) is a reference-only output");
+        if (stochastic_) return Unsupported("oneDNN has no STOCHASTIC pooling");
         if (engine_ != Engine::kOnednn) {
           return Unsupported(
               "on dtrain's plain NCHW tensors, oneDNN pooling (relaid into channel blocks and "
@@ -126,7 +124,7 @@ Status PoolingLayer::ReshapeKernel(bool mask_top) {
       },
       &engine_report_);
   if (!changed.ok()) return Error(changed.status().message());
-  if (*changed && is_max_ && !kernel_.fast()) {
+  if (*changed && (is_max_ || stochastic_) && !kernel_.fast()) {
     mask_.resize(static_cast<size_t>(shape_.batch) * shape_.channels * shape_.out_h *
                  shape_.out_w);
   }
@@ -136,6 +134,17 @@ Status PoolingLayer::ReshapeKernel(bool mask_top) {
 Status PoolingLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   if (onednn::Pooling* fast = kernel_.fast()) {
     fast->Forward(bottom[0]->data(), top[0]->mutable_data());
+    return Status::Ok();
+  }
+  if (stochastic_ && phase_ == TRAIN) {
+    uniforms_.resize(mask_.size());
+    for (float& u : uniforms_) u = rng_.Uniform(0.f, 1.f);
+    reference::StochasticPoolForwardTrain(shape_, bottom[0]->data(), uniforms_.data(),
+                                          top[0]->mutable_data(), mask_.data());
+    return Status::Ok();
+  }
+  if (stochastic_) {
+    reference::StochasticPoolForwardTest(shape_, bottom[0]->data(), top[0]->mutable_data());
     return Status::Ok();
   }
   if (!is_max_) {
@@ -152,8 +161,11 @@ void PoolingLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& p
   if (!propagate_down[0]) return;
   if (onednn::Pooling* fast = kernel_.fast()) {
     fast->Backward(top[0]->diff(), bottom[0]->mutable_diff());
-  } else if (is_max_) {
+  } else if (is_max_ || (stochastic_ && phase_ == TRAIN)) {  // to the element chosen
     reference::MaxPoolBackward(shape_, top[0]->diff(), mask_.data(), bottom[0]->mutable_diff());
+  } else if (stochastic_) {
+    reference::StochasticPoolBackwardTest(shape_, bottom[0]->data(), top[0]->diff(),
+                                          bottom[0]->mutable_diff());
   } else {
     reference::AvePoolBackward(shape_, top[0]->diff(), bottom[0]->mutable_diff());
   }

@@ -4,7 +4,11 @@
 //   H_out = ceil((H + 2 * pad_h - kernel_h) / stride_h) + 1 (round_mode CEIL, the default;
 //   FLOOR rounds down); with padding, a last window starting beyond the image is dropped.
 //
-// Parameters: pool (MAX, AVE; STOCHASTIC is not supported), kernel_size or kernel_h/kernel_w,
+// STOCHASTIC (Caffe's, which Caffe runs only on GPUs; inputs non-negative, e.g. after a ReLU):
+// in TRAIN each window outputs one element drawn with probability proportional to its value
+// (the gradient goes to it), in TEST the weighted average sum(x^2) / sum(x); the draws come from
+// the layer's seed (kernels/reference/pooling.h).
+// Parameters: pool (MAX, AVE, STOCHASTIC), kernel_size or kernel_h/kernel_w,
 // stride or stride_h/stride_w (default 1), pad or pad_h/pad_w (default 0, must be < kernel),
 // global_pooling (kernel = the whole H x W; no kernel, pad or stride may be set), round_mode.
 // MAX may have a second top holding, as floats, the argmax index (h * W + w) within the channel.
@@ -43,12 +47,14 @@ class PoolingLayer : public Layer {
 
  private:
   bool is_max_ = true;
+  bool stochastic_ = false;
   bool global_ = false;
   bool round_up_ = true;
   Status ReshapeKernel(bool mask_top);
 
   reference::PoolingShape shape_;
-  std::vector<int> mask_;  // MAX, reference kernel: argmax per top element
+  std::vector<int> mask_;  // MAX, reference kernel: argmax per top element (STOCHASTIC: choice)
+  std::vector<float> uniforms_;  // STOCHASTIC, TRAIN: this forward's draws
   KernelChoice<onednn::Pooling, reference::PoolingShape> kernel_;
 };
 

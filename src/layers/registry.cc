@@ -21,11 +21,14 @@
 #include "layers/euclidean_loss_layer.h"
 #include "layers/exp_layer.h"
 #include "layers/flatten_layer.h"
+#include "layers/hdf5_data_layer.h"
+#include "layers/hdf5_output_layer.h"
 #include "layers/image_data_layer.h"
 #include "layers/inner_product_layer.h"
 #include "layers/input_layer.h"
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
+#include "layers/memory_data_layer.h"
 #include "layers/pooling_layer.h"
 #include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
@@ -33,6 +36,7 @@
 #include "layers/reshape_layer.h"
 #include "layers/scale_layer.h"
 #include "layers/sigmoid_layer.h"
+#include "layers/shuffle_channel_layer.h"
 #include "layers/silence_layer.h"
 #include "layers/slice_layer.h"
 #include "layers/softmax_layer.h"
@@ -63,8 +67,11 @@ const std::map<std::string, Factory>& Table() {
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
       {"Convolution", Make<ConvolutionLayer>()},
+      // Forks' depthwise types: a Convolution with one group per input channel.
+      {"ConvolutionDepthwise", Make<ConvolutionLayer>()},
       {"Data", Make<DataLayer>()},
       {"Deconvolution", Make<DeconvolutionLayer>()},
+      {"DepthwiseConvolution", Make<ConvolutionLayer>()},
       {"Dropout", Make<DropoutLayer>()},
       {"DummyData", Make<DummyDataLayer>()},
       {"ELU", Make<ELULayer>()},
@@ -72,10 +79,13 @@ const std::map<std::string, Factory>& Table() {
       {"EuclideanLoss", Make<EuclideanLossLayer>()},
       {"Exp", Make<ExpLayer>()},
       {"Flatten", Make<FlattenLayer>()},
+      {"HDF5Data", Make<HDF5DataLayer>()},
+      {"HDF5Output", Make<HDF5OutputLayer>()},
       {"ImageData", Make<ImageDataLayer>()},
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
+      {"MemoryData", Make<MemoryDataLayer>()},
       {"Log", Make<LogLayer>()},
       {"PReLU", Make<PReLULayer>()},
       {"Pooling", Make<PoolingLayer>()},
@@ -84,6 +94,7 @@ const std::map<std::string, Factory>& Table() {
       {"Reshape", Make<ReshapeLayer>()},
       {"Scale", Make<ScaleLayer>()},
       {"Sigmoid", Make<SigmoidLayer>()},
+      {"ShuffleChannel", Make<ShuffleChannelLayer>()},  // a fork's type (ShuffleNet)
       {"Silence", Make<SilenceLayer>()},
       {"Slice", Make<SliceLayer>()},
       {"Softmax", Make<SoftmaxLayer>()},

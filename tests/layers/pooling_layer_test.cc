@@ -199,13 +199,6 @@ TEST(PoolingLayerTest, PadMustBeSmallerThanKernel) {
   EXPECT_NE(s.message().find("(Pooling)"), std::string::npos) << s.message();
 }
 
-TEST(PoolingLayerTest, StochasticIsUnsupported) {
-  Status s = SetupError("pool: STOCHASTIC kernel_size: 2", {1, 1, 4, 4});
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
-  EXPECT_NE(s.message().find("layer 'pool'"), std::string::npos) << s.message();
-}
-
 TEST(PoolingLayerTest, BadParameters) {
   EXPECT_FALSE(SetupError("pool: MAX", {1, 1, 4, 4}).ok());  // no kernel
   EXPECT_FALSE(SetupError("kernel_size: 2 kernel_h: 2 kernel_w: 2", {1, 1, 4, 4}).ok());

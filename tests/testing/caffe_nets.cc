@@ -7,6 +7,7 @@
 
 #include "core/proto_io.h"
 #include "core/tensor.h"
+#include "data/hdf5_file.h"
 #include "data/image_test_util.h"
 #include "layers/registry.h"
 #include "proto/blob.pb.h"
@@ -113,8 +114,34 @@ std::string CaffeNetBuilder::ImageList() {
   return list;
 }
 
+std::string CaffeNetBuilder::Hdf5List(const LayerParameter& layer) {
+  std::string tops;
+  for (const std::string& top : layer.top()) tops += "_" + top;
+  const std::string file = dir_.Path("hdf5" + tops + ".h5"), list = dir_.Path("hdf5" + tops + ".txt");
+  if (fs::exists(list)) return list;
+  std::vector<std::vector<int>> row_shapes;
+  for (const std::string& top : layer.top()) {
+    row_shapes.push_back(top == "label" ? std::vector<int>{} : std::vector<int>{4});
+  }
+  auto writer = Hdf5RowWriter::Create(
+      file, std::vector<std::string>(layer.top().begin(), layer.top().end()), row_shapes);
+  EXPECT_TRUE(writer.ok()) << writer.status().message();
+  if (!writer.ok()) return list;
+  for (int t = 0; t < layer.top_size(); ++t) {
+    const std::vector<float> rows =
+        row_shapes[t].empty() ? std::vector<float>{0, 1, 0, 1} : std::vector<float>(16, 0.5f);
+    EXPECT_TRUE(writer->Append(t, rows.data(), 4).ok());
+  }
+  WriteBytes(list, file + "\n");
+  return list;
+}
+
 void CaffeNetBuilder::Redirect(NetParameter* net) {
   for (LayerParameter& layer : *net->mutable_layer()) {
+    if (layer.type() == "HDF5Data") {
+      layer.mutable_hdf5_data_param()->set_source(Hdf5List(layer));
+      continue;
+    }
     if (layer.type() == "ImageData") {
       ImageDataParameter* images = layer.mutable_image_data_param();
       images->set_source(ImageList());

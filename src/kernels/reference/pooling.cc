@@ -129,4 +129,104 @@ void AvePoolBackward(const PoolingShape& s, const float* diff_dst, float* diff_s
   }
 }
 
+namespace {
+
+// Calls visit(out_index, h_span, w_span) for every output element of a plane.
+template <typename Visit>
+void ForEachWindow(const PoolingShape& s, Visit visit) {
+  const Window2d& w = s.window;
+  for (int oh = 0; oh < s.out_h; ++oh) {
+    const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
+    for (int ow = 0; ow < s.out_w; ++ow) {
+      visit(oh * s.out_w + ow, h, WindowSpan(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w));
+    }
+  }
+}
+
+}  // namespace
+
+void StochasticPoolForwardTrain(const PoolingShape& s, const float* src, const float* u,
+                                float* dst, int* mask) {
+  const int planes = s.batch * s.channels;
+  const long in_plane = static_cast<long>(s.in_h) * s.in_w;
+  const long out_plane = static_cast<long>(s.out_h) * s.out_w;
+#pragma omp parallel for schedule(static)
+  for (int p = 0; p < planes; ++p) {
+    const float* in = src + p * in_plane;
+    ForEachWindow(s, [&](int o, Span h, Span x) {
+      float sum = 0.f;
+      for (int ih = h.start; ih < h.end; ++ih) {
+        for (int iw = x.start; iw < x.end; ++iw) sum += in[ih * s.in_w + iw];
+      }
+      const float threshold = u[p * out_plane + o] * sum;
+      int chosen = -1;
+      float running = 0.f;
+      for (int ih = h.start; ih < h.end && chosen < 0; ++ih) {
+        for (int iw = x.start; iw < x.end; ++iw) {
+          running += in[ih * s.in_w + iw];
+          if (running >= threshold) {
+            chosen = ih * s.in_w + iw;
+            break;
+          }
+        }
+      }
+      if (chosen < 0 && h.end > h.start && x.end > x.start) chosen = (h.end - 1) * s.in_w + x.end - 1;
+      dst[p * out_plane + o] = chosen < 0 ? 0.f : in[chosen];
+      mask[p * out_plane + o] = chosen;
+    });
+  }
+}
+
+void StochasticPoolForwardTest(const PoolingShape& s, const float* src, float* dst) {
+  const int planes = s.batch * s.channels;
+  const long in_plane = static_cast<long>(s.in_h) * s.in_w;
+  const long out_plane = static_cast<long>(s.out_h) * s.out_w;
+#pragma omp parallel for schedule(static)
+  for (int p = 0; p < planes; ++p) {
+    const float* in = src + p * in_plane;
+    ForEachWindow(s, [&](int o, Span h, Span x) {
+      float sum = 0.f, squares = 0.f;
+      for (int ih = h.start; ih < h.end; ++ih) {
+        for (int iw = x.start; iw < x.end; ++iw) {
+          const float v = in[ih * s.in_w + iw];
+          sum += v;
+          squares += v * v;
+        }
+      }
+      dst[p * out_plane + o] = sum > 0.f ? squares / sum : 0.f;
+    });
+  }
+}
+
+void StochasticPoolBackwardTest(const PoolingShape& s, const float* src, const float* diff_dst,
+                                float* diff_src) {
+  const int planes = s.batch * s.channels;
+  const long in_plane = static_cast<long>(s.in_h) * s.in_w;
+  const long out_plane = static_cast<long>(s.out_h) * s.out_w;
+#pragma omp parallel for schedule(static)
+  for (int p = 0; p < planes; ++p) {
+    const float* in = src + p * in_plane;
+    float* grad = diff_src + p * in_plane;
+    std::fill(grad, grad + in_plane, 0.f);
+    ForEachWindow(s, [&](int o, Span h, Span x) {
+      float sum = 0.f, squares = 0.f;
+      for (int ih = h.start; ih < h.end; ++ih) {
+        for (int iw = x.start; iw < x.end; ++iw) {
+          const float v = in[ih * s.in_w + iw];
+          sum += v;
+          squares += v * v;
+        }
+      }
+      if (sum <= 0.f) return;
+      const float top_diff = diff_dst[p * out_plane + o];
+      for (int ih = h.start; ih < h.end; ++ih) {
+        for (int iw = x.start; iw < x.end; ++iw) {
+          const float v = in[ih * s.in_w + iw];
+          grad[ih * s.in_w + iw] += top_diff * (2.f * v * sum - squares) / (sum * sum);
+        }
+      }
+    });
+  }
+}
+
 }  // namespace dtrain::reference

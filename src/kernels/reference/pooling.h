@@ -40,4 +40,17 @@ void MaxPoolBackward(const PoolingShape& shape, const float* diff_dst, const int
 void AvePoolForward(const PoolingShape& shape, const float* src, float* dst);
 void AvePoolBackward(const PoolingShape& shape, const float* diff_dst, float* diff_src);
 
+// Stochastic pooling (Zeiler & Fergus; Caffe's STOCHASTIC, which Caffe runs only on GPUs), for
+// non-negative inputs (after a ReLU). Training: each window picks one element with probability
+// proportional to its value, the first whose running sum reaches u * (window sum), with `u`
+// one uniform draw in [0, 1) per output element (the last element when rounding leaves none);
+// dst is that element and `mask` its index, so MaxPoolBackward routes the gradient to it.
+void StochasticPoolForwardTrain(const PoolingShape& shape, const float* src, const float* u,
+                                float* dst, int* mask);
+// Testing: the probability-weighted average, sum(x^2) / sum(x), 0 where sum(x) <= 0.
+void StochasticPoolForwardTest(const PoolingShape& shape, const float* src, float* dst);
+// The gradient of the testing forward: (2 x sum(x) - sum(x^2)) / sum(x)^2 per element.
+void StochasticPoolBackwardTest(const PoolingShape& shape, const float* src, const float* diff_dst,
+                                float* diff_src);
+
 }  // namespace dtrain::reference

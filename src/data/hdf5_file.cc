@@ -1,0 +1,180 @@
+#include "data/hdf5_file.h"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <numeric>
+
+namespace dtrain {
+namespace {
+
+// Serial HDF5 keeps global state; every call goes through this lock.
+std::mutex& Hdf5Mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+// HDF5 prints a stack of errors to stderr by default; dtrain reports its own.
+void SilenceHdf5Errors() {
+  static const bool silenced = [] {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)silenced;
+}
+
+// Closes an HDF5 object when it goes out of scope.
+class Handle {
+ public:
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  ~Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+std::string Where(const std::string& path, const std::string& name) {
+  return path + ": dataset '" + name + "'";
+}
+
+// Opens `path` read-only and dataset `name` in it, checking that it is numeric with rank >= 1.
+// Lock held by the caller.
+Status OpenDataset(const std::string& path, const std::string& name, std::unique_ptr<Handle>* file,
+                   std::unique_ptr<Handle>* dataset, std::vector<int>* shape) {
+  SilenceHdf5Errors();
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return NotFound(path + ": no such file");
+  if (H5Fis_hdf5(path.c_str()) <= 0) return IoError(path + ": cannot open as an HDF5 file");
+  *file = std::make_unique<Handle>(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!(*file)->ok()) return IoError(path + ": cannot open as an HDF5 file");
+  if (H5Lexists((*file)->get(), name.c_str(), H5P_DEFAULT) <= 0) {
+    return NotFound(path + ": no dataset '" + name + "'");
+  }
+  *dataset = std::make_unique<Handle>(H5Dopen2((*file)->get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!(*dataset)->ok()) return InvalidArgument(Where(path, name) + ": not a dataset");
+  Handle type(H5Dget_type((*dataset)->get()), H5Tclose);
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
+    return InvalidArgument(Where(path, name) + ": holds neither integers nor floating-point values");
+  }
+  Handle space(H5Dget_space((*dataset)->get()), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1) return InvalidArgument(Where(path, name) + ": a scalar; rows need rank >= 1");
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  shape->clear();
+  for (hsize_t d : dims) {
+    if (d > static_cast<hsize_t>(INT32_MAX)) {
+      return InvalidArgument(Where(path, name) + ": a dimension of " + std::to_string(d) +
+                             " is too large");
+    }
+    shape->push_back(static_cast<int>(d));
+  }
+  return Status::Ok();
+}
+
+int64_t Count(const std::vector<int>& shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1},
+                         [](int64_t a, int b) { return a * b; });
+}
+
+}  // namespace
+
+StatusOr<std::vector<int>> ReadHdf5Shape(const std::string& path, const std::string& name) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  std::unique_ptr<Handle> file, dataset;
+  std::vector<int> shape;
+  DT_RETURN_IF_ERROR(OpenDataset(path, name, &file, &dataset, &shape));
+  return shape;
+}
+
+StatusOr<Hdf5Array> ReadHdf5Array(const std::string& path, const std::string& name) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  std::unique_ptr<Handle> file, dataset;
+  Hdf5Array array;
+  DT_RETURN_IF_ERROR(OpenDataset(path, name, &file, &dataset, &array.shape));
+  array.values.resize(static_cast<size_t>(Count(array.shape)));
+  // HDF5 converts integers and doubles to float as it reads.
+  if (!array.values.empty() && H5Dread(dataset->get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,
+                                       H5P_DEFAULT, array.values.data()) < 0) {
+    return IoError(Where(path, name) + ": read failed");
+  }
+  return array;
+}
+
+StatusOr<Hdf5RowWriter> Hdf5RowWriter::Create(const std::string& path,
+                                              const std::vector<std::string>& names,
+                                              const std::vector<std::vector<int>>& row_shapes) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  SilenceHdf5Errors();
+  Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (!file.ok()) return IoError(path + ": cannot create an HDF5 file");
+  Hdf5RowWriter writer;
+  writer.path_ = path;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::vector<hsize_t> dims{0}, max_dims{H5S_UNLIMITED}, chunk{1};
+    for (int d : row_shapes[i]) {
+      dims.push_back(static_cast<hsize_t>(d));
+      max_dims.push_back(static_cast<hsize_t>(d));
+      chunk.push_back(static_cast<hsize_t>(d > 0 ? d : 1));
+    }
+    // Chunks of about 64 Ki values: whole rows, several when rows are small.
+    const int64_t row_values = std::max<int64_t>(1, Count(row_shapes[i]));
+    chunk[0] = static_cast<hsize_t>(std::max<int64_t>(1, 65536 / row_values));
+    Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), max_dims.data()),
+                 H5Sclose);
+    Handle properties(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_chunk(properties.get(), static_cast<int>(chunk.size()), chunk.data());
+    Handle dataset(H5Dcreate2(file.get(), names[i].c_str(), H5T_NATIVE_FLOAT, space.get(),
+                              H5P_DEFAULT, properties.get(), H5P_DEFAULT),
+                   H5Dclose);
+    if (!dataset.ok()) return IoError(Where(path, names[i]) + ": cannot create");
+    writer.names_.push_back(names[i]);
+    writer.row_shapes_.push_back(row_shapes[i]);
+    writer.rows_.push_back(0);
+  }
+  return writer;
+}
+
+Status Hdf5RowWriter::Append(int index, const float* values, int64_t rows) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  const size_t i = static_cast<size_t>(index);
+  const std::string where = Where(path_, names_[i]);
+  Handle file(H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  if (!file.ok()) return IoError(path_ + ": cannot reopen to append");
+  Handle dataset(H5Dopen2(file.get(), names_[i].c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dataset.ok()) return IoError(where + ": missing from the file it was created in");
+  std::vector<hsize_t> size{static_cast<hsize_t>(rows_[i] + rows)};
+  std::vector<hsize_t> start{static_cast<hsize_t>(rows_[i])};
+  std::vector<hsize_t> count{static_cast<hsize_t>(rows)};
+  for (int d : row_shapes_[i]) {
+    size.push_back(static_cast<hsize_t>(d));
+    start.push_back(0);
+    count.push_back(static_cast<hsize_t>(d));
+  }
+  if (H5Dset_extent(dataset.get(), size.data()) < 0) return IoError(where + ": cannot grow");
+  Handle file_space(H5Dget_space(dataset.get()), H5Sclose);
+  H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                      nullptr);
+  Handle memory_space(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
+                      H5Sclose);
+  if (rows > 0 && H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(),
+                           H5P_DEFAULT, values) < 0) {
+    return IoError(where + ": write failed");
+  }
+  rows_[i] += rows;
+  return Status::Ok();
+}
+
+}  // namespace dtrain

@@ -1,0 +1,51 @@
+#include "layers/hdf5_output_layer.h"
+
+#include "proto/layer_params.pb.h"
+
+namespace dtrain {
+namespace {
+
+const char* const kDatasets[] = {"data", "label"};
+
+std::vector<int> RowShape(const Tensor& t) {
+  return std::vector<int>(t.shape().begin() + 1, t.shape().end());
+}
+
+}  // namespace
+
+Status HDF5OutputLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
+  const std::string& file = param_.hdf5_output_param().file_name();
+  if (file.empty()) return Error("hdf5_output_param.file_name is required");
+  for (int b = 0; b < 2; ++b) {
+    if (bottom[b]->num_axes() < 1) {
+      return Error(std::string("the ") + kDatasets[b] + " bottom needs a first (item) axis");
+    }
+    row_shapes_.push_back(RowShape(*bottom[b]));
+  }
+  StatusOr<Hdf5RowWriter> writer =
+      Hdf5RowWriter::Create(file, {kDatasets[0], kDatasets[1]}, row_shapes_);
+  if (!writer.ok()) return Error(writer.status().message());
+  writer_.emplace(std::move(writer).value());
+  return Status::Ok();
+}
+
+Status HDF5OutputLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
+  for (int b = 0; b < 2; ++b) {
+    if (RowShape(*bottom[b]) != row_shapes_[b]) {
+      return Error(std::string("the ") + kDatasets[b] + " bottom's shape changed to " +
+                   bottom[b]->ShapeString() + "; the rows of the file's '" + kDatasets[b] +
+                   "' dataset keep the shape of the first batch");
+    }
+  }
+  return Status::Ok();
+}
+
+Status HDF5OutputLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  for (int b = 0; b < 2; ++b) {
+    Status s = writer_->Append(b, bottom[b]->data(), bottom[b]->shape(0));
+    if (!s.ok()) return Error(s.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace dtrain
