@@ -25,9 +25,8 @@ Status ReadPair(const google::protobuf::RepeatedField<uint32_t>& field, const ch
 
 }  // namespace
 
-Status BaseConvolutionLayer::ReadWindow() {
-  const ConvolutionParameter& p = param_.convolution_param();
-  reference::Window2d& w = window_;
+Status ReadConvolutionWindow(const ConvolutionParameter& p, reference::Window2d* window) {
+  reference::Window2d& w = *window;
   if (p.has_kernel_h() || p.has_kernel_w()) {
     if (p.kernel_size_size() > 0) {
       return InvalidArgument("give kernel_size or kernel_h/kernel_w, not both");
@@ -68,6 +67,10 @@ Status BaseConvolutionLayer::ReadWindow() {
   if (w.stride_h <= 0 || w.stride_w <= 0) return InvalidArgument("stride must be positive");
   if (w.dilation_h <= 0 || w.dilation_w <= 0) return InvalidArgument("dilation must be positive");
   return Status::Ok();
+}
+
+Status BaseConvolutionLayer::ReadWindow() {
+  return ReadConvolutionWindow(param_.convolution_param(), &window_);
 }
 
 Status BaseConvolutionLayer::SetUpBlob(int index, const std::vector<int>& shape,

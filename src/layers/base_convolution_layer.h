@@ -21,6 +21,10 @@
 
 namespace dtrain {
 
+// Reads the window fields of `p` (kernel, stride, pad, dilation, in their single, per-axis and
+// _h/_w forms) into `window`; an error names the field. Shared with Im2col.
+Status ReadConvolutionWindow(const ConvolutionParameter& p, reference::Window2d* window);
+
 class BaseConvolutionLayer : public Layer {
  public:
   using Layer::Layer;

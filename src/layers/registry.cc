@@ -23,6 +23,7 @@
 #include "layers/flatten_layer.h"
 #include "layers/hdf5_data_layer.h"
 #include "layers/hdf5_output_layer.h"
+#include "layers/im2col_layer.h"
 #include "layers/image_data_layer.h"
 #include "layers/inner_product_layer.h"
 #include "layers/input_layer.h"
@@ -42,6 +43,7 @@
 #include "layers/softmax_layer.h"
 #include "layers/softmax_with_loss_layer.h"
 #include "layers/split_layer.h"
+#include "layers/spp_layer.h"
 #include "layers/swish_layer.h"
 #include "layers/tanh_layer.h"
 #include "layers/threshold_layer.h"
@@ -81,6 +83,7 @@ const std::map<std::string, Factory>& Table() {
       {"Flatten", Make<FlattenLayer>()},
       {"HDF5Data", Make<HDF5DataLayer>()},
       {"HDF5Output", Make<HDF5OutputLayer>()},
+      {"Im2col", Make<Im2colLayer>()},
       {"ImageData", Make<ImageDataLayer>()},
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
@@ -95,6 +98,7 @@ const std::map<std::string, Factory>& Table() {
       {"Scale", Make<ScaleLayer>()},
       {"Sigmoid", Make<SigmoidLayer>()},
       {"ShuffleChannel", Make<ShuffleChannelLayer>()},  // a fork's type (ShuffleNet)
+      {"SPP", Make<SPPLayer>()},
       {"Silence", Make<SilenceLayer>()},
       {"Slice", Make<SliceLayer>()},
       {"Softmax", Make<SoftmaxLayer>()},
