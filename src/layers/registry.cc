@@ -12,6 +12,7 @@
 #include "layers/clip_layer.h"
 #include "layers/concat_layer.h"
 #include "layers/convolution_layer.h"
+#include "layers/crop_layer.h"
 #include "layers/data_layer.h"
 #include "layers/deconvolution_layer.h"
 #include "layers/dropout_layer.h"
@@ -29,6 +30,7 @@
 #include "layers/pooling_layer.h"
 #include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
+#include "layers/reduction_layer.h"
 #include "layers/relu_layer.h"
 #include "layers/reshape_layer.h"
 #include "layers/scale_layer.h"
@@ -41,6 +43,7 @@
 #include "layers/swish_layer.h"
 #include "layers/tanh_layer.h"
 #include "layers/threshold_layer.h"
+#include "layers/tile_layer.h"
 
 namespace dtrain {
 namespace {
@@ -63,6 +66,7 @@ const std::map<std::string, Factory>& Table() {
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
       {"Convolution", Make<ConvolutionLayer>()},
+      {"Crop", Make<CropLayer>()},
       {"Data", Make<DataLayer>()},
       {"Deconvolution", Make<DeconvolutionLayer>()},
       {"Dropout", Make<DropoutLayer>()},
@@ -81,6 +85,7 @@ const std::map<std::string, Factory>& Table() {
       {"Pooling", Make<PoolingLayer>()},
       {"Power", Make<PowerLayer>()},
       {"ReLU", Make<ReLULayer>()},
+      {"Reduction", Make<ReductionLayer>()},
       {"Reshape", Make<ReshapeLayer>()},
       {"Scale", Make<ScaleLayer>()},
       {"Sigmoid", Make<SigmoidLayer>()},
@@ -92,6 +97,7 @@ const std::map<std::string, Factory>& Table() {
       {"Swish", Make<SwishLayer>()},
       {"TanH", Make<TanHLayer>()},
       {"Threshold", Make<ThresholdLayer>()},
+      {"Tile", Make<TileLayer>()},
   };
   return table;
 }
