@@ -101,6 +101,10 @@ class Layer {
   // Whether Backward can compute bottom diffs at all (false for Caffe's Threshold, whose backward
   // is not implemented): a net in which such a layer's bottom needs a gradient is an error.
   virtual bool HasGradient() const { return true; }
+  // Whether Backward can compute this bottom's diff (false for inputs that Caffe refuses to
+  // backpropagate to, e.g. Embed's indices or Filter's selector): the net treats a bottom without
+  // a gradient that needs one as it treats HasGradient() false.
+  virtual bool BottomHasGradient(int bottom_index) const { return HasGradient(); }
 
  protected:
   // Reads parameters, validates them, creates learnable blobs. Default: nothing to do.

@@ -6,6 +6,7 @@
 // One include per layer file, in the order of the table below.
 #include "layers/absval_layer.h"
 #include "layers/accuracy_layer.h"
+#include "layers/argmax_layer.h"
 #include "layers/batch_norm_layer.h"
 #include "layers/bias_layer.h"
 #include "layers/bnll_layer.h"
@@ -19,6 +20,7 @@
 #include "layers/dummy_data_layer.h"
 #include "layers/eltwise_layer.h"
 #include "layers/elu_layer.h"
+#include "layers/embed_layer.h"
 #include "layers/euclidean_loss_layer.h"
 #include "layers/exp_layer.h"
 #include "layers/flatten_layer.h"
@@ -27,6 +29,7 @@
 #include "layers/input_layer.h"
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
+#include "layers/parameter_layer.h"
 #include "layers/pooling_layer.h"
 #include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
@@ -60,6 +63,7 @@ const std::map<std::string, Factory>& Table() {
   static const std::map<std::string, Factory> table = {
       {"AbsVal", Make<AbsValLayer>()},
       {"Accuracy", Make<AccuracyLayer>()},
+      {"ArgMax", Make<ArgMaxLayer>()},
       {"BNLL", Make<BNLLLayer>()},
       {"BatchNorm", Make<BatchNormLayer>()},
       {"Bias", Make<BiasLayer>()},
@@ -73,6 +77,7 @@ const std::map<std::string, Factory>& Table() {
       {"DummyData", Make<DummyDataLayer>()},
       {"ELU", Make<ELULayer>()},
       {"Eltwise", Make<EltwiseLayer>()},
+      {"Embed", Make<EmbedLayer>()},
       {"EuclideanLoss", Make<EuclideanLossLayer>()},
       {"Exp", Make<ExpLayer>()},
       {"Flatten", Make<FlattenLayer>()},
@@ -82,6 +87,7 @@ const std::map<std::string, Factory>& Table() {
       {"LRN", Make<LRNLayer>()},
       {"Log", Make<LogLayer>()},
       {"PReLU", Make<PReLULayer>()},
+      {"Parameter", Make<ParameterLayer>()},
       {"Pooling", Make<PoolingLayer>()},
       {"Power", Make<PowerLayer>()},
       {"ReLU", Make<ReLULayer>()},
