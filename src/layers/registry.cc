@@ -8,6 +8,7 @@
 #include "layers/accuracy_layer.h"
 #include "layers/argmax_layer.h"
 #include "layers/batch_norm_layer.h"
+#include "layers/batch_reindex_layer.h"
 #include "layers/bias_layer.h"
 #include "layers/bnll_layer.h"
 #include "layers/clip_layer.h"
@@ -23,12 +24,14 @@
 #include "layers/embed_layer.h"
 #include "layers/euclidean_loss_layer.h"
 #include "layers/exp_layer.h"
+#include "layers/filter_layer.h"
 #include "layers/flatten_layer.h"
 #include "layers/image_data_layer.h"
 #include "layers/inner_product_layer.h"
 #include "layers/input_layer.h"
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
+#include "layers/mvn_layer.h"
 #include "layers/parameter_layer.h"
 #include "layers/pooling_layer.h"
 #include "layers/power_layer.h"
@@ -66,6 +69,7 @@ const std::map<std::string, Factory>& Table() {
       {"ArgMax", Make<ArgMaxLayer>()},
       {"BNLL", Make<BNLLLayer>()},
       {"BatchNorm", Make<BatchNormLayer>()},
+      {"BatchReindex", Make<BatchReindexLayer>()},
       {"Bias", Make<BiasLayer>()},
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
@@ -80,12 +84,14 @@ const std::map<std::string, Factory>& Table() {
       {"Embed", Make<EmbedLayer>()},
       {"EuclideanLoss", Make<EuclideanLossLayer>()},
       {"Exp", Make<ExpLayer>()},
+      {"Filter", Make<FilterLayer>()},
       {"Flatten", Make<FlattenLayer>()},
       {"ImageData", Make<ImageDataLayer>()},
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
       {"Log", Make<LogLayer>()},
+      {"MVN", Make<MVNLayer>()},
       {"PReLU", Make<PReLULayer>()},
       {"Parameter", Make<ParameterLayer>()},
       {"Pooling", Make<PoolingLayer>()},
