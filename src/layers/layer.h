@@ -104,6 +104,10 @@ class Layer {
   // Whether blob i is a statistic the layer keeps itself (BatchNorm's mean, variance and factor):
   // never learned (the net gives it no learning rate or decay) and not counted as a parameter.
   virtual bool IsStatistic(int blob_index) const { return false; }
+  // Whether Backward can compute this bottom's diff (false for inputs that Caffe refuses to
+  // backpropagate to, e.g. Embed's indices or Filter's selector): the net treats a bottom without
+  // a gradient that needs one as it treats HasGradient() false.
+  virtual bool BottomHasGradient(int bottom_index) const { return HasGradient(); }
 
  protected:
   // Reads parameters, validates them, creates learnable blobs. Default: nothing to do.

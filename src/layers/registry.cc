@@ -6,20 +6,25 @@
 // One include per layer file, in the order of the table below.
 #include "layers/absval_layer.h"
 #include "layers/accuracy_layer.h"
+#include "layers/argmax_layer.h"
 #include "layers/batch_norm_layer.h"
+#include "layers/batch_reindex_layer.h"
 #include "layers/bias_layer.h"
 #include "layers/bnll_layer.h"
 #include "layers/clip_layer.h"
 #include "layers/concat_layer.h"
 #include "layers/convolution_layer.h"
+#include "layers/crop_layer.h"
 #include "layers/data_layer.h"
 #include "layers/deconvolution_layer.h"
 #include "layers/dropout_layer.h"
 #include "layers/dummy_data_layer.h"
 #include "layers/eltwise_layer.h"
 #include "layers/elu_layer.h"
+#include "layers/embed_layer.h"
 #include "layers/euclidean_loss_layer.h"
 #include "layers/exp_layer.h"
+#include "layers/filter_layer.h"
 #include "layers/flatten_layer.h"
 #include "layers/hdf5_data_layer.h"
 #include "layers/hdf5_output_layer.h"
@@ -30,9 +35,12 @@
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
 #include "layers/memory_data_layer.h"
+#include "layers/mvn_layer.h"
+#include "layers/parameter_layer.h"
 #include "layers/pooling_layer.h"
 #include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
+#include "layers/reduction_layer.h"
 #include "layers/relu_layer.h"
 #include "layers/reshape_layer.h"
 #include "layers/scale_layer.h"
@@ -47,6 +55,7 @@
 #include "layers/swish_layer.h"
 #include "layers/tanh_layer.h"
 #include "layers/threshold_layer.h"
+#include "layers/tile_layer.h"
 
 namespace dtrain {
 namespace {
@@ -63,14 +72,17 @@ const std::map<std::string, Factory>& Table() {
   static const std::map<std::string, Factory> table = {
       {"AbsVal", Make<AbsValLayer>()},
       {"Accuracy", Make<AccuracyLayer>()},
+      {"ArgMax", Make<ArgMaxLayer>()},
       {"BNLL", Make<BNLLLayer>()},
       {"BatchNorm", Make<BatchNormLayer>()},
+      {"BatchReindex", Make<BatchReindexLayer>()},
       {"Bias", Make<BiasLayer>()},
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
       {"Convolution", Make<ConvolutionLayer>()},
       // Forks' depthwise types: a Convolution with one group per input channel.
       {"ConvolutionDepthwise", Make<ConvolutionLayer>()},
+      {"Crop", Make<CropLayer>()},
       {"Data", Make<DataLayer>()},
       {"Deconvolution", Make<DeconvolutionLayer>()},
       {"DepthwiseConvolution", Make<ConvolutionLayer>()},
@@ -78,8 +90,10 @@ const std::map<std::string, Factory>& Table() {
       {"DummyData", Make<DummyDataLayer>()},
       {"ELU", Make<ELULayer>()},
       {"Eltwise", Make<EltwiseLayer>()},
+      {"Embed", Make<EmbedLayer>()},
       {"EuclideanLoss", Make<EuclideanLossLayer>()},
       {"Exp", Make<ExpLayer>()},
+      {"Filter", Make<FilterLayer>()},
       {"Flatten", Make<FlattenLayer>()},
       {"HDF5Data", Make<HDF5DataLayer>()},
       {"HDF5Output", Make<HDF5OutputLayer>()},
@@ -88,12 +102,15 @@ const std::map<std::string, Factory>& Table() {
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
-      {"MemoryData", Make<MemoryDataLayer>()},
       {"Log", Make<LogLayer>()},
+      {"MVN", Make<MVNLayer>()},
+      {"MemoryData", Make<MemoryDataLayer>()},
       {"PReLU", Make<PReLULayer>()},
+      {"Parameter", Make<ParameterLayer>()},
       {"Pooling", Make<PoolingLayer>()},
       {"Power", Make<PowerLayer>()},
       {"ReLU", Make<ReLULayer>()},
+      {"Reduction", Make<ReductionLayer>()},
       {"Reshape", Make<ReshapeLayer>()},
       {"Scale", Make<ScaleLayer>()},
       {"Sigmoid", Make<SigmoidLayer>()},
@@ -107,6 +124,7 @@ const std::map<std::string, Factory>& Table() {
       {"Swish", Make<SwishLayer>()},
       {"TanH", Make<TanHLayer>()},
       {"Threshold", Make<ThresholdLayer>()},
+      {"Tile", Make<TileLayer>()},
   };
   return table;
 }

@@ -61,13 +61,19 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
   std::sort(output_blob_indices_.begin(), output_blob_indices_.end());
   DecideBackward(param.force_backward());
   for (size_t i = 0; i < layers_.size(); ++i) {
-    if (layers_[i]->HasGradient()) continue;
     for (size_t j = 0; j < bottom_id_vecs_[i].size(); ++j) {
       if (!bottom_need_backward_[i][j]) continue;
-      return InvalidArgument("layer '" + layer_names_[i] + "' (" + layers_[i]->type() +
-                             ") has no gradient (as in Caffe), but its bottom '" +
-                             blob_names_[bottom_id_vecs_[i][j]] +
-                             "' needs one; set propagate_down: false for it");
+      const std::string where = "layer '" + layer_names_[i] + "' (" + layers_[i]->type() + ")";
+      const std::string& blob = blob_names_[bottom_id_vecs_[i][j]];
+      if (!layers_[i]->HasGradient()) {
+        return InvalidArgument(where + " has no gradient (as in Caffe), but its bottom '" + blob +
+                               "' needs one; set propagate_down: false for it");
+      }
+      if (!layers_[i]->BottomHasGradient(static_cast<int>(j))) {
+        return InvalidArgument(where + " gives no gradient to its bottom " + std::to_string(j) +
+                               " (as in Caffe), but bottom '" + blob +
+                               "' needs one; set propagate_down: false for it");
+      }
     }
   }
   ShareDiffBuffers();
