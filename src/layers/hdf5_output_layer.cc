@@ -48,4 +48,11 @@ Status HDF5OutputLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& to
   return Status::Ok();
 }
 
+void HDF5OutputLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
+                                   const TensorVec& bottom) {
+  for (int b = 0; b < 2; ++b) {
+    if (propagate_down[b]) bottom[b]->SetDiff(0.f);
+  }
+}
+
 }  // namespace dtrain

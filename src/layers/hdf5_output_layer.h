@@ -5,7 +5,8 @@
 // bottoms' shapes after the first axis. Every Forward appends the bottoms' items as rows, opening
 // and closing the file, so between forwards it holds every batch so far and other programs can
 // read it (Caffe writes its datasets once and fails on the next batch). A later batch whose row shape differs is an
-// error. No gradient: backward to the bottoms is refused.
+// error. The file is not part of the loss, so a bottom that needs a gradient (features of a
+// training net) gets zero, as Caffe's empty backward leaves it.
 #pragma once
 
 #include <optional>
@@ -22,15 +23,13 @@ class HDF5OutputLayer : public Layer {
   const char* type() const override { return "HDF5Output"; }
   int ExactNumBottomBlobs() const override { return 2; }
   int ExactNumTopBlobs() const override { return 0; }
-  bool HasGradient() const override { return false; }
-  bool AllowForceBackward(int bottom_index) const override { return false; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
 
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
   Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
   void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
-                    const TensorVec& bottom) override {}
+                    const TensorVec& bottom) override;
 
  private:
   std::optional<Hdf5RowWriter> writer_;
