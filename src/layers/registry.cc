@@ -32,6 +32,7 @@
 #include "layers/relu_layer.h"
 #include "layers/reshape_layer.h"
 #include "layers/scale_layer.h"
+#include "layers/sigmoid_cross_entropy_loss_layer.h"
 #include "layers/sigmoid_layer.h"
 #include "layers/silence_layer.h"
 #include "layers/slice_layer.h"
@@ -84,6 +85,7 @@ const std::map<std::string, Factory>& Table() {
       {"Reshape", Make<ReshapeLayer>()},
       {"Scale", Make<ScaleLayer>()},
       {"Sigmoid", Make<SigmoidLayer>()},
+      {"SigmoidCrossEntropyLoss", Make<SigmoidCrossEntropyLossLayer>()},
       {"Silence", Make<SilenceLayer>()},
       {"Slice", Make<SliceLayer>()},
       {"Softmax", Make<SoftmaxLayer>()},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "core/proto_io.h"
 #include "core/tensor.h"
@@ -60,6 +61,26 @@ bool AllTypesSupported(const NetParameter& net, std::string* missing) {
     }
   }
   return true;
+}
+
+std::vector<NetState> BuildStates(const NetParameter& net) {
+  std::set<std::string> stages;
+  for (const LayerParameter& layer : net.layer()) {
+    for (const NetStateRule& rule : layer.include()) {
+      if (!rule.has_phase() || rule.phase() != TEST) continue;
+      stages.insert(rule.stage().begin(), rule.stage().end());
+    }
+  }
+  std::vector<NetState> states(1);
+  states[0].set_phase(TRAIN);
+  if (stages.empty()) stages.insert("");
+  for (const std::string& stage : stages) {
+    NetState test;
+    test.set_phase(TEST);
+    if (!stage.empty()) test.add_stage(stage);
+    states.push_back(test);
+  }
+  return states;
 }
 
 void SetBatchSize(NetParameter* net, int batch) {

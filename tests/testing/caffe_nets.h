@@ -30,6 +30,11 @@ std::vector<std::string> ShippedNetFiles();
 // Whether the registry knows every layer type of `net`; if not, `missing` names one.
 bool AllTypesSupported(const NetParameter& net, std::string* missing);
 
+// The states to build `net` in: TRAIN, then TEST once per stage that its TEST-phase include rules
+// name (Caffe's autoencoder picks its test data by the solver's test_state stages), or once
+// without a stage when they name none.
+std::vector<NetState> BuildStates(const NetParameter& net);
+
 // Sets the batch of every data-producing layer (Data, ImageData, Input, DummyData, legacy inputs)
 // to `batch`.
 void SetBatchSize(NetParameter* net, int batch);
