@@ -26,6 +26,7 @@
 #include "layers/input_layer.h"
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
+#include "layers/multinomial_logistic_loss_layer.h"
 #include "layers/pooling_layer.h"
 #include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
@@ -78,6 +79,7 @@ const std::map<std::string, Factory>& Table() {
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
       {"Log", Make<LogLayer>()},
+      {"MultinomialLogisticLoss", Make<MultinomialLogisticLossLayer>()},
       {"PReLU", Make<PReLULayer>()},
       {"Pooling", Make<PoolingLayer>()},
       {"Power", Make<PowerLayer>()},
