@@ -21,6 +21,7 @@
 #include "layers/euclidean_loss_layer.h"
 #include "layers/exp_layer.h"
 #include "layers/flatten_layer.h"
+#include "layers/hinge_loss_layer.h"
 #include "layers/image_data_layer.h"
 #include "layers/inner_product_layer.h"
 #include "layers/input_layer.h"
@@ -74,6 +75,7 @@ const std::map<std::string, Factory>& Table() {
       {"EuclideanLoss", Make<EuclideanLossLayer>()},
       {"Exp", Make<ExpLayer>()},
       {"Flatten", Make<FlattenLayer>()},
+      {"HingeLoss", Make<HingeLossLayer>()},
       {"ImageData", Make<ImageDataLayer>()},
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
