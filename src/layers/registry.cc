@@ -11,6 +11,7 @@
 #include "layers/bnll_layer.h"
 #include "layers/clip_layer.h"
 #include "layers/concat_layer.h"
+#include "layers/contrastive_loss_layer.h"
 #include "layers/convolution_layer.h"
 #include "layers/data_layer.h"
 #include "layers/deconvolution_layer.h"
@@ -65,6 +66,7 @@ const std::map<std::string, Factory>& Table() {
       {"Bias", Make<BiasLayer>()},
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
+      {"ContrastiveLoss", Make<ContrastiveLossLayer>()},
       {"Convolution", Make<ConvolutionLayer>()},
       {"Data", Make<DataLayer>()},
       {"Deconvolution", Make<DeconvolutionLayer>()},

@@ -21,6 +21,8 @@ namespace fs = std::filesystem;
 
 // Image shape a Caffe example's data source implies (C, H, W).
 std::vector<int> SourceShape(const std::string& source) {
+  // Caffe's siamese example stores MNIST pairs as 2-channel images, sliced apart in the net.
+  if (source.find("siamese") != std::string::npos) return {2, 28, 28};
   if (source.find("mnist") != std::string::npos) return {1, 28, 28};
   if (source.find("cifar") != std::string::npos) return {3, 32, 32};
   return {3, 256, 256};  // ImageNet-style LMDBs are stored at 256x256

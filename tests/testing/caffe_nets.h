@@ -44,8 +44,8 @@ class CaffeNetBuilder {
   explicit CaffeNetBuilder(const TempDir& dir) : dir_(dir) {}
 
   // Rewrites Data sources and mean files to generated stand-ins of the right image shape
-  // (MNIST 1x28x28, CIFAR 3x32x32, else ImageNet-style 3x256x256); ImageData layers read a list
-  // of four 256x256 PNGs, with a mean file of their (resized) shape.
+  // (MNIST 1x28x28, its siamese pairs 2x28x28, CIFAR 3x32x32, else ImageNet-style 3x256x256);
+  // ImageData layers read a list of four 256x256 PNGs, with a mean file of their (resized) shape.
   void Redirect(NetParameter* net);
 
  private:
