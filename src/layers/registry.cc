@@ -24,6 +24,7 @@
 #include "layers/flatten_layer.h"
 #include "layers/hinge_loss_layer.h"
 #include "layers/image_data_layer.h"
+#include "layers/infogain_loss_layer.h"
 #include "layers/inner_product_layer.h"
 #include "layers/input_layer.h"
 #include "layers/log_layer.h"
@@ -79,6 +80,7 @@ const std::map<std::string, Factory>& Table() {
       {"Flatten", Make<FlattenLayer>()},
       {"HingeLoss", Make<HingeLossLayer>()},
       {"ImageData", Make<ImageDataLayer>()},
+      {"InfogainLoss", Make<InfogainLossLayer>()},
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
