@@ -1,9 +1,5 @@
-#include "layers/registry.h"
 
-#include <functional>
-#include <map>
 
-// One include per layer file, in the order of the table below.
 #include "layers/absval_layer.h"
 #include "layers/accuracy_layer.h"
 #include "layers/argmax_layer.h"
@@ -13,6 +9,7 @@
 #include "layers/bnll_layer.h"
 #include "layers/clip_layer.h"
 #include "layers/concat_layer.h"
+#include "layers/contrastive_loss_layer.h"
 #include "layers/convolution_layer.h"
 #include "layers/crop_layer.h"
 #include "layers/data_layer.h"
@@ -28,24 +25,29 @@
 #include "layers/flatten_layer.h"
 #include "layers/hdf5_data_layer.h"
 #include "layers/hdf5_output_layer.h"
+#include "layers/hinge_loss_layer.h"
 #include "layers/im2col_layer.h"
 #include "layers/image_data_layer.h"
+#include "layers/infogain_loss_layer.h"
 #include "layers/inner_product_layer.h"
 #include "layers/input_layer.h"
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
 #include "layers/memory_data_layer.h"
+#include "layers/multinomial_logistic_loss_layer.h"
 #include "layers/mvn_layer.h"
 #include "layers/parameter_layer.h"
 #include "layers/pooling_layer.h"
 #include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
 #include "layers/reduction_layer.h"
+#include "layers/registry.h"
 #include "layers/relu_layer.h"
 #include "layers/reshape_layer.h"
 #include "layers/scale_layer.h"
-#include "layers/sigmoid_layer.h"
 #include "layers/shuffle_channel_layer.h"
+#include "layers/sigmoid_cross_entropy_loss_layer.h"
+#include "layers/sigmoid_layer.h"
 #include "layers/silence_layer.h"
 #include "layers/slice_layer.h"
 #include "layers/softmax_layer.h"
@@ -56,6 +58,9 @@
 #include "layers/tanh_layer.h"
 #include "layers/threshold_layer.h"
 #include "layers/tile_layer.h"
+#include <functional>
+#include <map>
+// One include per layer file, in the order of the table below.
 
 namespace dtrain {
 namespace {
@@ -79,6 +84,7 @@ const std::map<std::string, Factory>& Table() {
       {"Bias", Make<BiasLayer>()},
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
+      {"ContrastiveLoss", Make<ContrastiveLossLayer>()},
       {"Convolution", Make<ConvolutionLayer>()},
       // Forks' depthwise types: a Convolution with one group per input channel.
       {"ConvolutionDepthwise", Make<ConvolutionLayer>()},
@@ -98,13 +104,16 @@ const std::map<std::string, Factory>& Table() {
       {"HDF5Data", Make<HDF5DataLayer>()},
       {"HDF5Output", Make<HDF5OutputLayer>()},
       {"Im2col", Make<Im2colLayer>()},
+      {"HingeLoss", Make<HingeLossLayer>()},
       {"ImageData", Make<ImageDataLayer>()},
+      {"InfogainLoss", Make<InfogainLossLayer>()},
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
       {"Log", Make<LogLayer>()},
       {"MVN", Make<MVNLayer>()},
       {"MemoryData", Make<MemoryDataLayer>()},
+      {"MultinomialLogisticLoss", Make<MultinomialLogisticLossLayer>()},
       {"PReLU", Make<PReLULayer>()},
       {"Parameter", Make<ParameterLayer>()},
       {"Pooling", Make<PoolingLayer>()},
@@ -116,6 +125,7 @@ const std::map<std::string, Factory>& Table() {
       {"Sigmoid", Make<SigmoidLayer>()},
       {"ShuffleChannel", Make<ShuffleChannelLayer>()},  // a fork's type (ShuffleNet)
       {"SPP", Make<SPPLayer>()},
+      {"SigmoidCrossEntropyLoss", Make<SigmoidCrossEntropyLossLayer>()},
       {"Silence", Make<SilenceLayer>()},
       {"Slice", Make<SliceLayer>()},
       {"Softmax", Make<SoftmaxLayer>()},

@@ -42,11 +42,9 @@ TEST(CaffeModels, EverySupportedNetBuildsInBothPhases) {
       continue;
     }
     builder.Redirect(&net);
-    for (Phase phase : {TRAIN, TEST}) {
-      NetState state;
-      state.set_phase(phase);
+    for (const NetState& state : testing::BuildStates(net)) {
       auto built_net = Net::Create(net, state, 1);
-      ASSERT_TRUE(built_net.ok()) << path << " phase " << phase << ": "
+      ASSERT_TRUE(built_net.ok()) << path << " " << state.ShortDebugString() << ": "
                                   << built_net.status().message();
       EXPECT_FALSE((*built_net)->layers().empty());
     }

@@ -66,9 +66,8 @@ std::vector<Case> CollectCases(const testing::TempDir& dir, const std::vector<st
     }
     builder.Redirect(&net);
     testing::SetBatchSize(&net, 2);
-    for (Phase phase : {TRAIN, TEST}) {
-      NetState state;
-      state.set_phase(phase);
+    for (const NetState& state : testing::BuildStates(net)) {
+      const Phase phase = state.phase();
       auto built = Net::Create(net, state, 1, "REFERENCE");
       if (!built.ok()) {
         ADD_FAILURE() << path << ": " << built.status().message();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "core/proto_io.h"
 #include "core/tensor.h"
@@ -21,6 +22,8 @@ namespace fs = std::filesystem;
 
 // Image shape a Caffe example's data source implies (C, H, W).
 std::vector<int> SourceShape(const std::string& source) {
+  // Caffe's siamese example stores MNIST pairs as 2-channel images, sliced apart in the net.
+  if (source.find("siamese") != std::string::npos) return {2, 28, 28};
   if (source.find("mnist") != std::string::npos) return {1, 28, 28};
   if (source.find("cifar") != std::string::npos) return {3, 32, 32};
   return {3, 256, 256};  // ImageNet-style LMDBs are stored at 256x256
@@ -61,6 +64,26 @@ bool AllTypesSupported(const NetParameter& net, std::string* missing) {
     }
   }
   return true;
+}
+
+std::vector<NetState> BuildStates(const NetParameter& net) {
+  std::set<std::string> stages;
+  for (const LayerParameter& layer : net.layer()) {
+    for (const NetStateRule& rule : layer.include()) {
+      if (!rule.has_phase() || rule.phase() != TEST) continue;
+      stages.insert(rule.stage().begin(), rule.stage().end());
+    }
+  }
+  std::vector<NetState> states(1);
+  states[0].set_phase(TRAIN);
+  if (stages.empty()) stages.insert("");
+  for (const std::string& stage : stages) {
+    NetState test;
+    test.set_phase(TEST);
+    if (!stage.empty()) test.add_stage(stage);
+    states.push_back(test);
+  }
+  return states;
 }
 
 void SetBatchSize(NetParameter* net, int batch) {

@@ -30,6 +30,11 @@ std::vector<std::string> ShippedNetFiles();
 // Whether the registry knows every layer type of `net`; if not, `missing` names one.
 bool AllTypesSupported(const NetParameter& net, std::string* missing);
 
+// The states to build `net` in: TRAIN, then TEST once per stage that its TEST-phase include rules
+// name (Caffe's autoencoder picks its test data by the solver's test_state stages), or once
+// without a stage when they name none.
+std::vector<NetState> BuildStates(const NetParameter& net);
+
 // Sets the batch of every data-producing layer (Data, ImageData, Input, DummyData, legacy inputs)
 // to `batch`.
 void SetBatchSize(NetParameter* net, int batch);
@@ -39,8 +44,8 @@ class CaffeNetBuilder {
   explicit CaffeNetBuilder(const TempDir& dir) : dir_(dir) {}
 
   // Rewrites Data sources and mean files to generated stand-ins of the right image shape
-  // (MNIST 1x28x28, CIFAR 3x32x32, else ImageNet-style 3x256x256); ImageData layers read a list
-  // of four 256x256 PNGs, with a mean file of their (resized) shape.
+  // (MNIST 1x28x28, its siamese pairs 2x28x28, CIFAR 3x32x32, else ImageNet-style 3x256x256);
+  // ImageData layers read a list of four 256x256 PNGs, with a mean file of their (resized) shape.
   void Redirect(NetParameter* net);
 
  private:
