@@ -31,6 +31,7 @@
 #include "layers/input_layer.h"
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
+#include "layers/lstm_layer.h"
 #include "layers/mvn_layer.h"
 #include "layers/parameter_layer.h"
 #include "layers/pooling_layer.h"
@@ -39,6 +40,7 @@
 #include "layers/reduction_layer.h"
 #include "layers/relu_layer.h"
 #include "layers/reshape_layer.h"
+#include "layers/rnn_layer.h"
 #include "layers/scale_layer.h"
 #include "layers/sigmoid_layer.h"
 #include "layers/silence_layer.h"
@@ -90,12 +92,14 @@ const std::map<std::string, Factory>& Table() {
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
+      {"LSTM", Make<LSTMLayer>()},
       {"Log", Make<LogLayer>()},
       {"MVN", Make<MVNLayer>()},
       {"PReLU", Make<PReLULayer>()},
       {"Parameter", Make<ParameterLayer>()},
       {"Pooling", Make<PoolingLayer>()},
       {"Power", Make<PowerLayer>()},
+      {"RNN", Make<RNNLayer>()},
       {"ReLU", Make<ReLULayer>()},
       {"Reduction", Make<ReductionLayer>()},
       {"Reshape", Make<ReshapeLayer>()},
