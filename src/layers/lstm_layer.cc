@@ -1,16 +1,11 @@
 #include "layers/lstm_layer.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "kernels/reference/gemm.h"
+#include "layers/lstm_cell.h"
 
 namespace dtrain {
-namespace {
-
-float Sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
-
-}  // namespace
 
 std::vector<RecurrentLayer::BlobSpec> LSTMLayer::BlobSpecs() const {
   std::vector<BlobSpec> specs = {{"W_xc", {4 * H_, D_}, false}, {"b_c", {4 * H_}, true}};
@@ -26,6 +21,7 @@ void LSTMLayer::ReshapeBuffers() {
   c_.resize((T_ + 1) * step);
   h_conted_.resize(T_ * step);
   dh_.resize(step);
+  dh_total_.resize(step);
   dc_.resize(step);
   dh_conted_.resize(step);
 }
@@ -46,23 +42,9 @@ Status LSTMLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
     float* gates = gates_.data() + t * step * 4;
     ContScale(cont_t, h_prev, hc);
     reference::Gemm(false, true, N_, G, H, 1.f, hc, w_hc, 1.f, gates);
-    const float* c_prev = c_.data() + t * step;
-    float* c = c_.data() + (t + 1) * step;
     float* h_t = h + t * step;
-    for (int n = 0; n < N_; ++n) {
-      float* a = gates + n * G;
-      for (int d = 0; d < H; ++d) {
-        const float i = Sigmoid(a[d]);
-        const float f = Sigmoid(a[H + d]);
-        const float o = Sigmoid(a[2 * H + d]);
-        const float g = std::tanh(a[3 * H + d]);
-        a[d] = i, a[H + d] = f, a[2 * H + d] = o, a[3 * H + d] = g;
-        // A zero cont drops c_{t-1} entirely, as Caffe does (even a non-finite one).
-        const float kept = cont_t[n] == 0.f ? 0.f : cont_t[n] * f * c_prev[n * H + d];
-        c[n * H + d] = kept + i * g;
-        h_t[n * H + d] = o * std::tanh(c[n * H + d]);
-      }
-    }
+    LstmCellForward(N_, H, gates, cont_t, c_.data() + t * step, gates, c_.data() + (t + 1) * step,
+                    h_t);
     h_prev = h_t;
   }
   SaveFinalState(h + (T_ - 1) * step, 0, top);
@@ -90,28 +72,12 @@ void LSTMLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& prop
     std::fill(dc_.begin(), dc_.end(), 0.f);
   for (int t = T_ - 1; t >= 0; --t) {
     const float* cont_t = cont + t * N_;
-    const float* gates = gates_.data() + t * step * 4;
-    float* dgates = dgates_.data() + t * step * 4;
-    const float* c_prev = c_.data() + t * step;
-    const float* c = c_.data() + (t + 1) * step;
     const float* dh_top = h_diff + t * step;
-    for (int n = 0; n < N_; ++n) {
-      const float* a = gates + n * G;
-      float* da = dgates + n * G;
-      const float k = cont_t[n];
-      for (int d = 0; d < H; ++d) {
-        const int j = n * H + d;
-        const float i = a[d], f = a[H + d], o = a[2 * H + d], g = a[3 * H + d];
-        const float tanh_c = std::tanh(c[j]);
-        const float dh = dh_top[j] + dh_[j];
-        const float dc = dc_[j] + dh * o * (1.f - tanh_c * tanh_c);
-        da[d] = dc * g * i * (1.f - i);
-        da[H + d] = k == 0.f ? 0.f : dc * c_prev[j] * k * f * (1.f - f);
-        da[2 * H + d] = dh * tanh_c * o * (1.f - o);
-        da[3 * H + d] = dc * i * (1.f - g * g);
-        dc_[j] = k == 0.f ? 0.f : dc * k * f;  // now the diff of c_{t-1}
-      }
-    }
+    for (size_t j = 0; j < step; ++j) dh_total_[j] = dh_top[j] + dh_[j];
+    float* dgates = dgates_.data() + t * step * 4;
+    // dc_ becomes the diff of c_{t-1}.
+    LstmCellBackward(N_, H, gates_.data() + t * step * 4, cont_t, c_.data() + t * step,
+                     c_.data() + (t + 1) * step, dh_total_.data(), dc_.data(), dgates, dc_.data());
     // The diff of h_{t-1}: through W_hc, then through the cont scaling.
     reference::Gemm(false, false, N_, H, G, 1.f, dgates, w_hc, 0.f, dh_conted_.data());
     ContScale(cont_t, dh_conted_.data(), dh_.data());

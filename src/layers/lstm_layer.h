@@ -11,7 +11,8 @@
 // blobs in Caffe's order: W_xc (4H x D), b_c (4H), [W_xc_static (4H x Ds)], W_hc (4H x H).
 // Backward through time: diffs of x, x_static, h_0 and c_0 (exposed), all parameter diffs
 // accumulated; none for cont. The gradient of f' is cont * f (1 - f) times that of f * c_{t-1}
-// (Caffe writes f (1 - f) with f already scaled by cont: the same for cont in {0, 1}).
+// (Caffe writes f (1 - f) with f already scaled by cont: the same for cont in {0, 1}). The cell
+// of each step is layers/lstm_cell.h, shared with LSTMUnit.
 #pragma once
 
 #include <vector>
@@ -40,7 +41,7 @@ class LSTMLayer : public RecurrentLayer {
   std::vector<float> c_;         // (T + 1) x N x H: c_0, c_1, ..., c_T
   std::vector<float> h_conted_;  // T x N x H: cont_t * h_{t-1}
   std::vector<float> dgates_;    // T x N x 4H
-  std::vector<float> dh_, dc_, dh_conted_;  // N x H each
+  std::vector<float> dh_, dc_, dh_total_, dh_conted_;  // N x H each
 };
 
 }  // namespace dtrain

@@ -32,6 +32,7 @@
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
 #include "layers/lstm_layer.h"
+#include "layers/lstm_unit_layer.h"
 #include "layers/mvn_layer.h"
 #include "layers/parameter_layer.h"
 #include "layers/pooling_layer.h"
@@ -93,6 +94,7 @@ const std::map<std::string, Factory>& Table() {
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
       {"LSTM", Make<LSTMLayer>()},
+      {"LSTMUnit", Make<LSTMUnitLayer>()},
       {"Log", Make<LogLayer>()},
       {"MVN", Make<MVNLayer>()},
       {"PReLU", Make<PReLULayer>()},
