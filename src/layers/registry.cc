@@ -33,6 +33,8 @@
 #include "layers/input_layer.h"
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
+#include "layers/lstm_layer.h"
+#include "layers/lstm_unit_layer.h"
 #include "layers/memory_data_layer.h"
 #include "layers/multinomial_logistic_loss_layer.h"
 #include "layers/mvn_layer.h"
@@ -44,6 +46,7 @@
 #include "layers/registry.h"
 #include "layers/relu_layer.h"
 #include "layers/reshape_layer.h"
+#include "layers/rnn_layer.h"
 #include "layers/scale_layer.h"
 #include "layers/shuffle_channel_layer.h"
 #include "layers/sigmoid_cross_entropy_loss_layer.h"
@@ -110,6 +113,8 @@ const std::map<std::string, Factory>& Table() {
       {"InnerProduct", Make<InnerProductLayer>()},
       {"Input", Make<InputLayer>()},
       {"LRN", Make<LRNLayer>()},
+      {"LSTM", Make<LSTMLayer>()},
+      {"LSTMUnit", Make<LSTMUnitLayer>()},
       {"Log", Make<LogLayer>()},
       {"MVN", Make<MVNLayer>()},
       {"MemoryData", Make<MemoryDataLayer>()},
@@ -118,6 +123,7 @@ const std::map<std::string, Factory>& Table() {
       {"Parameter", Make<ParameterLayer>()},
       {"Pooling", Make<PoolingLayer>()},
       {"Power", Make<PowerLayer>()},
+      {"RNN", Make<RNNLayer>()},
       {"ReLU", Make<ReLULayer>()},
       {"Reduction", Make<ReductionLayer>()},
       {"Reshape", Make<ReshapeLayer>()},
