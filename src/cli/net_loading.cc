@@ -8,6 +8,7 @@
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "net/read_net.h"
+#include "solver/hdf5_snapshot.h"
 
 namespace dtrain {
 
@@ -43,7 +44,7 @@ Status LoadWeights(const std::string& list, bool strict, Net* net) {
     const std::string path = list.substr(start, comma == std::string::npos ? std::string::npos
                                                                             : comma - start);
     if (!path.empty()) {
-      DT_ASSIGN_OR_RETURN(const NetParameter weights, ReadBinaryNetParameter(path));
+      DT_ASSIGN_OR_RETURN(const NetParameter weights, ReadWeightsFile(path));
       WeightsMatch match;
       DT_RETURN_IF_ERROR(net->CopyTrainedLayersFrom(weights, &match).WithContext(path));
       DT_LOG(INFO) << "Copied weights from " << path << ": " << match.copied.size()

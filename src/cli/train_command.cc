@@ -26,8 +26,9 @@
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "net/read_net.h"
-#include "solver/upgrade_solver.h"
+#include "solver/hdf5_snapshot.h"
 #include "solver/solver.h"
+#include "solver/upgrade_solver.h"
 
 namespace dtrain {
 
@@ -57,11 +58,10 @@ Status RestoreOnEveryRank(const std::string& path, Communicator& communicator, S
   if (communicator.rank() == 0) {
     DT_LOG(INFO) << "Restoring previous solver status from " << path
                  << " (sent to every rank)";
-    SolverState state;
-    DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
+    DT_ASSIGN_OR_RETURN(const SolverState state, ReadSolverStateFile(path));
     NetParameter weights;
     if (state.has_learned_net()) {
-      DT_ASSIGN_OR_RETURN(weights, ReadBinaryNetParameter(state.learned_net()));
+      DT_ASSIGN_OR_RETURN(weights, ReadWeightsFile(state.learned_net()));
     }
     state.SerializeToString(&state_bytes);
     weights.SerializeToString(&weights_bytes);

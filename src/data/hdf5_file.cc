@@ -3,11 +3,14 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <numeric>
+
+#include "core/atomic_file.h"
 
 namespace dtrain {
 namespace {
@@ -175,6 +178,228 @@ Status Hdf5RowWriter::Append(int index, const float* values, int64_t rows) {
   }
   rows_[i] += rows;
   return Status::Ok();
+}
+
+// --- whole files: snapshots ---------------------------------------------------------------------
+
+namespace {
+
+// Whether every link along `name` ("a/b/c") exists. Lock held by the caller.
+bool LinkExists(hid_t file, const std::string& name) {
+  for (size_t slash = name.find('/'); ; slash = name.find('/', slash + 1)) {
+    const std::string prefix = name.substr(0, slash);
+    if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    if (slash == std::string::npos) return true;
+  }
+}
+
+// A new link-creation property list that makes missing intermediate groups (the caller closes).
+hid_t IntermediateGroups() {
+  const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group(lcpl, 1);
+  return lcpl;
+}
+
+Status PutDataset(hid_t file, const std::string& name, hid_t type, hid_t space,
+                  const void* values) {
+  Handle lcpl(IntermediateGroups(), H5Pclose);
+  Handle dataset(H5Dcreate2(file, name.c_str(), type, space, lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                 H5Dclose);
+  if (!dataset.ok()) return IoError("HDF5: cannot create dataset '" + name + "'");
+  if (H5Dwrite(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0) {
+    return IoError("HDF5: cannot write dataset '" + name + "'");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Hdf5ImageWriter>> Hdf5ImageWriter::Create() {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  SilenceHdf5Errors();
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  // In memory only (no backing store): the bytes are taken out whole by WriteAtomically.
+  H5Pset_fapl_core(fapl.get(), 1 << 20, 0);
+  const hid_t file = H5Fcreate("dtrain-image.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  if (file < 0) return IoError("HDF5: cannot create an in-memory file");
+  return std::unique_ptr<Hdf5ImageWriter>(new Hdf5ImageWriter(file));
+}
+
+Hdf5ImageWriter::~Hdf5ImageWriter() {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  H5Fclose(file_);
+}
+
+Status Hdf5ImageWriter::PutGroup(const std::string& name) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  if (LinkExists(file_, name)) return Status::Ok();  // made already, e.g. as a parent
+  Handle lcpl(IntermediateGroups(), H5Pclose);
+  Handle group(H5Gcreate2(file_, name.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  if (!group.ok()) return IoError("HDF5: cannot create group '" + name + "'");
+  return Status::Ok();
+}
+
+Status Hdf5ImageWriter::PutFloats(const std::string& name, const std::vector<int>& shape,
+                                  const float* values) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  std::vector<hsize_t> dims(shape.begin(), shape.end());
+  Handle space(dims.empty() ? H5Screate(H5S_SCALAR)
+                            : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+               H5Sclose);
+  return PutDataset(file_, name, H5T_NATIVE_FLOAT, space.get(), values);
+}
+
+Status Hdf5ImageWriter::PutInt(const std::string& name, int value) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  const hsize_t one = 1;
+  Handle space(H5Screate_simple(1, &one, nullptr), H5Sclose);
+  return PutDataset(file_, name, H5T_NATIVE_INT, space.get(), &value);
+}
+
+Status Hdf5ImageWriter::PutString(const std::string& name, const std::string& value) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), value.size() + 1);
+  H5Tset_strpad(type.get(), H5T_STR_NULLTERM);
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  return PutDataset(file_, name, type.get(), space.get(), value.c_str());
+}
+
+Status Hdf5ImageWriter::PutBytes(const std::string& name, const std::string& bytes) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  const hsize_t size = bytes.size();
+  Handle space(size == 0 ? H5Screate(H5S_NULL) : H5Screate_simple(1, &size, nullptr), H5Sclose);
+  return PutDataset(file_, name, H5T_NATIVE_UINT8, space.get(), bytes.data());
+}
+
+Status Hdf5ImageWriter::WriteAtomically(const std::string& path) {
+  std::string image;
+  {
+    std::lock_guard<std::mutex> lock(Hdf5Mutex());
+    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) return IoError(path + ": HDF5 flush failed");
+    const ssize_t size = H5Fget_file_image(file_, nullptr, 0);
+    if (size < 0) return IoError(path + ": cannot take the HDF5 file image");
+    image.resize(static_cast<size_t>(size));
+    if (H5Fget_file_image(file_, image.data(), image.size()) != size) {
+      return IoError(path + ": cannot take the HDF5 file image");
+    }
+  }
+  return WriteFileAtomically(path, image);
+}
+
+StatusOr<std::unique_ptr<Hdf5FileReader>> Hdf5FileReader::Open(const std::string& path) {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  SilenceHdf5Errors();
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return NotFound(path + ": no such file");
+  if (H5Fis_hdf5(path.c_str()) <= 0) return DataLoss(path + ": not an HDF5 file");
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) return IoError(path + ": cannot open as an HDF5 file");
+  return std::unique_ptr<Hdf5FileReader>(new Hdf5FileReader(path, file));
+}
+
+Hdf5FileReader::~Hdf5FileReader() {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  H5Fclose(file_);
+}
+
+namespace {
+
+herr_t CollectName(hid_t, const char* name, const H5L_info_t*, void* names) {
+  static_cast<std::vector<std::string>*>(names)->push_back(name);
+  return 0;
+}
+
+}  // namespace
+
+bool Hdf5FileReader::Has(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  return LinkExists(file_, name);
+}
+
+StatusOr<std::vector<std::string>> Hdf5FileReader::Members(const std::string& group) const {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  if (!LinkExists(file_, group)) return DataLoss(path_ + ": no group '" + group + "'");
+  Handle g(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose);
+  if (!g.ok()) return DataLoss(path_ + ": '" + group + "' is not a group");
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  if (H5Literate(g.get(), H5_INDEX_NAME, H5_ITER_INC, &index, CollectName, &names) < 0) {
+    return DataLoss(path_ + ": cannot list group '" + group + "'");
+  }
+  return names;
+}
+
+StatusOr<Hdf5Array> Hdf5FileReader::Floats(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  if (!LinkExists(file_, name)) return DataLoss(path_ + ": no dataset '" + name + "'");
+  Handle dataset(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dataset.ok()) return DataLoss(Where(path_, name) + ": not a dataset");
+  Handle type(H5Dget_type(dataset.get()), H5Tclose);
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
+    return DataLoss(Where(path_, name) + ": holds neither integers nor floating-point values");
+  }
+  Handle space(H5Dget_space(dataset.get()), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) return DataLoss(Where(path_, name) + ": unreadable dataspace");
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  Hdf5Array array;
+  for (hsize_t d : dims) {
+    if (d > static_cast<hsize_t>(INT32_MAX)) {
+      return DataLoss(Where(path_, name) + ": a dimension of " + std::to_string(d) +
+                      " is too large");
+    }
+    array.shape.push_back(static_cast<int>(d));
+  }
+  array.values.resize(static_cast<size_t>(Count(array.shape)));
+  if (!array.values.empty() && H5Dread(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,
+                                       H5P_DEFAULT, array.values.data()) < 0) {
+    return DataLoss(Where(path_, name) + ": read failed");
+  }
+  return array;
+}
+
+StatusOr<int> Hdf5FileReader::Int(const std::string& name) const {
+  DT_ASSIGN_OR_RETURN(const Hdf5Array array, Floats(name));
+  if (array.values.size() != 1) {
+    return DataLoss(Where(path_, name) + ": expected one number, found " +
+                    std::to_string(array.values.size()));
+  }
+  return static_cast<int>(array.values[0]);
+}
+
+StatusOr<std::string> Hdf5FileReader::String(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(Hdf5Mutex());
+  if (!LinkExists(file_, name)) return DataLoss(path_ + ": no dataset '" + name + "'");
+  Handle dataset(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dataset.ok()) return DataLoss(Where(path_, name) + ": not a dataset");
+  Handle type(H5Dget_type(dataset.get()), H5Tclose);
+  Handle space(H5Dget_space(dataset.get()), H5Sclose);
+  std::string text;
+  if (H5Tget_class(type.get()) == H5T_STRING) {
+    if (H5Tis_variable_str(type.get()) > 0) {
+      return DataLoss(Where(path_, name) + ": variable-length strings are not read");
+    }
+    text.resize(H5Tget_size(type.get()));
+    if (!text.empty() &&
+        H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data()) < 0) {
+      return DataLoss(Where(path_, name) + ": read failed");
+    }
+    text.resize(std::strlen(text.c_str()));
+    return text;
+  }
+  if (H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_size(type.get()) != 1) {
+    return DataLoss(Where(path_, name) + ": holds neither a string nor bytes");
+  }
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  text.resize(static_cast<size_t>(std::max<hssize_t>(count, 0)));
+  if (!text.empty() && H5Dread(dataset.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                               text.data()) < 0) {
+    return DataLoss(Where(path_, name) + ": read failed");
+  }
+  return text;
 }
 
 }  // namespace dtrain

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,53 @@ class Hdf5RowWriter {
   std::vector<std::string> names_;
   std::vector<std::vector<int>> row_shapes_;
   std::vector<int64_t> rows_;  // rows written to each dataset
+};
+
+// An HDF5 file built in memory and written in one piece (snapshots): `path` is replaced
+// atomically (core/atomic_file.h), so a reader sees the old file or the complete new one. Names
+// are paths inside the file ("data/conv1/0"); missing groups are created.
+class Hdf5ImageWriter {
+ public:
+  static StatusOr<std::unique_ptr<Hdf5ImageWriter>> Create();
+  ~Hdf5ImageWriter();
+  Hdf5ImageWriter(const Hdf5ImageWriter&) = delete;
+  Hdf5ImageWriter& operator=(const Hdf5ImageWriter&) = delete;
+
+  Status PutGroup(const std::string& name);
+  Status PutFloats(const std::string& name, const std::vector<int>& shape, const float* values);
+  // A one-element int dataset, as Caffe's hdf5_save_int writes.
+  Status PutInt(const std::string& name, int value);
+  // A scalar fixed-length string dataset, as Caffe's hdf5_save_string writes.
+  Status PutString(const std::string& name, const std::string& value);
+  // Raw bytes as a one-dimensional uint8 dataset.
+  Status PutBytes(const std::string& name, const std::string& bytes);
+  Status WriteAtomically(const std::string& path);
+
+ private:
+  explicit Hdf5ImageWriter(int64_t file) : file_(file) {}
+  int64_t file_;  // hid_t of the in-memory file
+};
+
+// Reads what Hdf5ImageWriter (or Caffe) writes. Errors name the file and the dataset.
+class Hdf5FileReader {
+ public:
+  static StatusOr<std::unique_ptr<Hdf5FileReader>> Open(const std::string& path);
+  ~Hdf5FileReader();
+  Hdf5FileReader(const Hdf5FileReader&) = delete;
+  Hdf5FileReader& operator=(const Hdf5FileReader&) = delete;
+
+  bool Has(const std::string& name) const;
+  // The names of a group's members, sorted as text.
+  StatusOr<std::vector<std::string>> Members(const std::string& group) const;
+  StatusOr<Hdf5Array> Floats(const std::string& name) const;
+  StatusOr<int> Int(const std::string& name) const;
+  // A string dataset (fixed-length), or a uint8 dataset's bytes.
+  StatusOr<std::string> String(const std::string& name) const;
+
+ private:
+  Hdf5FileReader(std::string path, int64_t file) : path_(std::move(path)), file_(file) {}
+  std::string path_;
+  int64_t file_;
 };
 
 }  // namespace dtrain

@@ -7,6 +7,7 @@
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "net/read_net.h"
+#include "solver/hdf5_snapshot.h"
 #include "solver/lr_policy.h"
 #include "solver/solver_param_checks.h"
 
@@ -350,11 +351,17 @@ Status Solver::Snapshot() {
   if (!param_.has_snapshot_prefix()) {
     return InvalidArgument("cannot snapshot: the solver has no snapshot_prefix");
   }
-  const std::string model_path = SnapshotFilename(".caffemodel");
+  const bool hdf5 = param_.snapshot_format() == SolverParameter::HDF5;
+  const std::string model_path = SnapshotFilename(hdf5 ? ".caffemodel.h5" : ".caffemodel");
   NetParameter weights;
   net_->ToProto(&weights, param_.snapshot_diff());
-  DT_LOG(INFO) << "Snapshotting to binary proto file " << model_path;
-  DT_RETURN_IF_ERROR(WriteBinaryProtoAtomically(model_path, weights));
+  if (hdf5) {
+    DT_LOG(INFO) << "Snapshotting to HDF5 file " << model_path;
+    DT_RETURN_IF_ERROR(WriteWeightsHdf5(weights, model_path));
+  } else {
+    DT_LOG(INFO) << "Snapshotting to binary proto file " << model_path;
+    DT_RETURN_IF_ERROR(WriteBinaryProtoAtomically(model_path, weights));
+  }
 
   SolverState state;
   state.set_iter(iter_);
@@ -368,18 +375,21 @@ Status Solver::Snapshot() {
     s->set_layer(net_->layer_names()[i]);
     s->set_state(layer_state);
   }
-  const std::string state_path = SnapshotFilename(".solverstate");
+  const std::string state_path = SnapshotFilename(hdf5 ? ".solverstate.h5" : ".solverstate");
+  if (hdf5) {
+    DT_LOG(INFO) << "Snapshotting solver state to HDF5 file " << state_path;
+    return WriteSolverStateHdf5(state, state_path);
+  }
   DT_LOG(INFO) << "Snapshotting solver state to binary proto file " << state_path;
   return WriteBinaryProtoAtomically(state_path, state);
 }
 
 Status Solver::Restore(const std::string& path) {
   DT_LOG(INFO) << "Restoring previous solver status from " << path;
-  SolverState state;
-  DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
+  DT_ASSIGN_OR_RETURN(const SolverState state, ReadSolverStateFile(path));
   NetParameter weights;
   if (state.has_learned_net()) {
-    DT_ASSIGN_OR_RETURN(weights, ReadBinaryNetParameter(state.learned_net()));
+    DT_ASSIGN_OR_RETURN(weights, ReadWeightsFile(state.learned_net()));
   }
   return Restore(state, state.has_learned_net() ? &weights : nullptr, path);
 }

@@ -15,9 +15,6 @@ Status ValidateSolverParameter(const SolverParameter& param) {
   }
   if (param.iter_size() < 1) return InvalidArgument("iter_size must be at least 1");
   if (param.average_loss() < 1) return InvalidArgument("average_loss must be at least 1");
-  if (param.snapshot_format() == SolverParameter::HDF5) {
-    return Unsupported("snapshot_format: HDF5 is not supported; use BINARYPROTO");
-  }
   return Status::Ok();
 }
 

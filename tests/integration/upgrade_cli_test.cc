@@ -128,7 +128,7 @@ TEST(UpgradeCli, EveryBvlcCaffeFileChecks) {
   // The autoencoder net alone has no TEST data layer, in Caffe too: its solver's test_state stages
   // pick one (and its solver checks).
   const char* const kUnrelated[] = {
-      "unknown layer type", "snapshot_format: HDF5 is not supported",
+      "unknown layer type",
       "mnist/lenet_auto_train.prototxt: cannot open",
       "mnist_autoencoder.prototxt: layer 'flatdata' (Flatten): bottom 'data' is not produced"};
   const std::string root = testing::CaffeModelsDir();

@@ -1,0 +1,164 @@
+#include "solver/hdf5_snapshot.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "core/proto_io.h"
+#include "core/tensor.h"
+#include "data/hdf5_file.h"
+#include "net/read_net.h"
+
+namespace dtrain {
+namespace {
+
+void SetShape(const std::vector<int>& shape, BlobProto* blob) {
+  blob->mutable_shape()->clear_dim();
+  for (int d : shape) blob->mutable_shape()->add_dim(d);
+}
+
+// Blob i of every layer under `root` ("data" or "diff"), in file order: each layer is the group
+// (or nested group path) that holds a dataset "0".
+Status ReadBlobGroups(const Hdf5FileReader& file, const std::string& root, bool diff,
+                      NetParameter* net) {
+  std::function<Status(const std::string&)> walk = [&](const std::string& layer) -> Status {
+    const std::string group = layer.empty() ? root : root + "/" + layer;
+    if (!layer.empty() && file.Has(group + "/0")) {  // this group is a layer's
+      LayerParameter* lp = nullptr;
+      for (LayerParameter& existing : *net->mutable_layer()) {
+        if (existing.name() == layer) lp = &existing;
+      }
+      if (!lp) {
+        lp = net->add_layer();
+        lp->set_name(layer);
+      }
+      for (int i = 0; file.Has(group + "/" + std::to_string(i)); ++i) {
+        DT_ASSIGN_OR_RETURN(const Hdf5Array array, file.Floats(group + "/" + std::to_string(i)));
+        while (lp->blobs_size() <= i) lp->add_blobs();
+        BlobProto* blob = lp->mutable_blobs(i);
+        SetShape(array.shape, blob);
+        auto* values = diff ? blob->mutable_diff() : blob->mutable_data();
+        values->Assign(array.values.begin(), array.values.end());
+      }
+    }
+    // Other members are layers whose names continue this one's ("conv1" and "conv1/relu").
+    DT_ASSIGN_OR_RETURN(const std::vector<std::string> members, file.Members(group));
+    for (const std::string& member : members) {
+      if (std::all_of(member.begin(), member.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        continue;  // a blob
+      }
+      DT_RETURN_IF_ERROR(walk(layer.empty() ? member : layer + "/" + member));
+    }
+    return Status::Ok();
+  };
+  return walk("");
+}
+
+bool EndsWith(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+}  // namespace
+
+bool IsHdf5SnapshotPath(const std::string& path) { return EndsWith(path, ".h5"); }
+
+Status WriteWeightsHdf5(const NetParameter& weights, const std::string& path) {
+  DT_ASSIGN_OR_RETURN(auto file, Hdf5ImageWriter::Create());
+  DT_RETURN_IF_ERROR(file->PutGroup("data"));
+  bool has_diff = false;
+  for (const LayerParameter& layer : weights.layer()) {
+    for (const BlobProto& blob : layer.blobs()) has_diff |= blob.diff_size() > 0;
+  }
+  if (has_diff) DT_RETURN_IF_ERROR(file->PutGroup("diff"));
+  for (const LayerParameter& layer : weights.layer()) {
+    DT_RETURN_IF_ERROR(file->PutGroup("data/" + layer.name()));
+    if (has_diff) DT_RETURN_IF_ERROR(file->PutGroup("diff/" + layer.name()));
+    for (int i = 0; i < layer.blobs_size(); ++i) {
+      const BlobProto& blob = layer.blobs(i);
+      Tensor shaped;
+      DT_RETURN_IF_ERROR(shaped.FromProto(blob, /*reshape=*/true)
+                             .WithContext(path + ": layer '" + layer.name() + "' blob " +
+                                          std::to_string(i)));
+      const std::string name = "/" + layer.name() + "/" + std::to_string(i);
+      DT_RETURN_IF_ERROR(file->PutFloats("data" + name, shaped.shape(), shaped.data()));
+      if (has_diff) {
+        std::vector<float> diff(blob.diff().begin(), blob.diff().end());
+        diff.resize(static_cast<size_t>(shaped.count()), 0.f);
+        DT_RETURN_IF_ERROR(file->PutFloats("diff" + name, shaped.shape(), diff.data()));
+      }
+    }
+  }
+  return file->WriteAtomically(path);
+}
+
+StatusOr<NetParameter> ReadWeightsHdf5(const std::string& path) {
+  DT_ASSIGN_OR_RETURN(auto file, Hdf5FileReader::Open(path));
+  if (!file->Has("data")) return DataLoss(path + ": no group 'data' (not a Caffe HDF5 weights file)");
+  NetParameter net;
+  DT_RETURN_IF_ERROR(ReadBlobGroups(*file, "data", /*diff=*/false, &net));
+  if (file->Has("diff")) DT_RETURN_IF_ERROR(ReadBlobGroups(*file, "diff", /*diff=*/true, &net));
+  return net;
+}
+
+Status WriteSolverStateHdf5(const SolverState& state, const std::string& path) {
+  DT_ASSIGN_OR_RETURN(auto file, Hdf5ImageWriter::Create());
+  DT_RETURN_IF_ERROR(file->PutInt("iter", state.iter()));
+  DT_RETURN_IF_ERROR(file->PutString("learned_net", state.learned_net()));
+  DT_RETURN_IF_ERROR(file->PutInt("current_step", state.current_step()));
+  DT_RETURN_IF_ERROR(file->PutGroup("history"));
+  for (int i = 0; i < state.history_size(); ++i) {
+    Tensor shaped;
+    DT_RETURN_IF_ERROR(shaped.FromProto(state.history(i), /*reshape=*/true)
+                           .WithContext(path + ": history blob " + std::to_string(i)));
+    DT_RETURN_IF_ERROR(
+        file->PutFloats("history/" + std::to_string(i), shaped.shape(), shaped.data()));
+  }
+  if (state.layer_state_size() > 0) DT_RETURN_IF_ERROR(file->PutGroup("dtrain_layer_state"));
+  for (int k = 0; k < state.layer_state_size(); ++k) {
+    const std::string entry = "dtrain_layer_state/" + std::to_string(k);
+    DT_RETURN_IF_ERROR(file->PutString(entry + "/name", state.layer_state(k).layer()));
+    DT_RETURN_IF_ERROR(file->PutBytes(entry + "/state", state.layer_state(k).state()));
+  }
+  return file->WriteAtomically(path);
+}
+
+StatusOr<SolverState> ReadSolverStateHdf5(const std::string& path) {
+  DT_ASSIGN_OR_RETURN(auto file, Hdf5FileReader::Open(path));
+  SolverState state;
+  DT_ASSIGN_OR_RETURN(const int iter, file->Int("iter"));
+  state.set_iter(iter);
+  DT_ASSIGN_OR_RETURN(const std::string learned_net, file->String("learned_net"));
+  if (!learned_net.empty()) state.set_learned_net(learned_net);
+  if (file->Has("current_step")) {
+    DT_ASSIGN_OR_RETURN(const int step, file->Int("current_step"));
+    state.set_current_step(step);
+  }
+  for (int i = 0; file->Has("history/" + std::to_string(i)); ++i) {
+    DT_ASSIGN_OR_RETURN(const Hdf5Array array, file->Floats("history/" + std::to_string(i)));
+    BlobProto* blob = state.add_history();
+    SetShape(array.shape, blob);
+    blob->mutable_data()->Assign(array.values.begin(), array.values.end());
+  }
+  for (int k = 0; file->Has("dtrain_layer_state/" + std::to_string(k)); ++k) {
+    const std::string entry = "dtrain_layer_state/" + std::to_string(k);
+    LayerState* layer = state.add_layer_state();
+    DT_ASSIGN_OR_RETURN(const std::string name, file->String(entry + "/name"));
+    DT_ASSIGN_OR_RETURN(const std::string bytes, file->String(entry + "/state"));
+    layer->set_layer(name);
+    layer->set_state(bytes);
+  }
+  return state;
+}
+
+StatusOr<NetParameter> ReadWeightsFile(const std::string& path) {
+  if (!IsHdf5SnapshotPath(path)) return ReadBinaryNetParameter(path);
+  return ReadWeightsHdf5(path);
+}
+
+StatusOr<SolverState> ReadSolverStateFile(const std::string& path) {
+  if (IsHdf5SnapshotPath(path)) return ReadSolverStateHdf5(path);
+  SolverState state;
+  DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
+  return state;
+}
+
+}  // namespace dtrain
