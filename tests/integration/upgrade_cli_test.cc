@@ -119,8 +119,8 @@ TEST(UpgradeCli, BadInvocationsAndFiles) {
 }
 
 // Caffe's solvers name their nets relative to Caffe's root, so every check runs from there. A
-// file may fail only for a reason that has nothing to do with its syntax: a layer type or
-// snapshot format dtrain lacks, or a net file Caffe's notebook generates.
+// file may fail only for a reason that has nothing to do with its syntax: a layer type dtrain
+// lacks, a net file Caffe's notebook generates, or a net whose data layer a solver stage picks.
 TEST(UpgradeCli, EveryBvlcCaffeFileChecks) {
   if (const std::string missing = testing::CaffeModelsMissing(); !missing.empty()) {
     GTEST_SKIP() << missing;
@@ -149,7 +149,7 @@ TEST(UpgradeCli, EveryBvlcCaffeFileChecks) {
     EXPECT_TRUE(unrelated) << rel << ":\n" << r.output;
   }
   std::cout << "checked " << solvers << " solvers and " << nets << " nets under " << root << ": "
-            << passed << " OK, the rest need a layer type or snapshot format dtrain lacks\n";
+            << passed << " OK, the rest need a layer type dtrain lacks or a file Caffe generates\n";
   EXPECT_GT(solvers, 20);
   EXPECT_GT(nets, 20);
 }
