@@ -10,6 +10,7 @@
 
 #include "core/proto_io.h"
 #include "net/net.h"
+#include "testing/net_training.h"
 
 namespace dtrain {
 namespace {
@@ -28,25 +29,6 @@ StatusOr<std::unique_ptr<Net>> Build(std::string text, const std::string& type) 
   return Net::Create(Parse(text), state, 1);
 }
 
-// Plain SGD for `iterations` steps; returns the first and last loss.
-std::pair<float, float> Train(Net& net, int iterations, float lr) {
-  float first = 0.f, last = 0.f;
-  for (int iter = 0; iter < iterations; ++iter) {
-    StatusOr<float> loss = net.Forward();
-    EXPECT_TRUE(loss.ok()) << loss.status().message();
-    if (!loss.ok()) break;
-    EXPECT_TRUE(std::isfinite(*loss)) << "iteration " << iter;
-    if (iter == 0) first = *loss;
-    last = *loss;
-    net.ClearParamDiffs();
-    net.Backward();
-    for (Tensor* param : net.learnable_params()) {
-      for (int64_t i = 0; i < param->count(); ++i)
-        param->mutable_data()[i] -= lr * param->diff()[i];
-    }
-  }
-  return {first, last};
-}
 
 // T = 4 steps of N = 2 streams: the input words are (3 = start, 0, 1, 2), the targets the next
 // words (0, 1, 2, 1), so step 4 needs the recurrent state (word 2 follows word 1 at step 3, word
@@ -88,7 +70,7 @@ void ExpectCaptionerTrains(const std::string& type) {
   EXPECT_EQ((*net)->blob_by_name("cont")->shape(), (std::vector<int>{4, 2}));
   EXPECT_EQ((*net)->blob_by_name("h")->shape(), (std::vector<int>{4, 2, 8}));
   EXPECT_EQ((*net)->blob_by_name("scores")->shape(), (std::vector<int>{4, 2, 4}));
-  auto [first, last] = Train(**net, 150, 0.5f);
+  auto [first, last] = testing::TrainWithPlainSgd(**net, 150, 0.5f);
   EXPECT_NEAR(first, std::log(4.f), 0.3f);
   EXPECT_LT(last, 0.1f * first);
 }

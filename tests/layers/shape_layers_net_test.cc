@@ -12,6 +12,7 @@
 #include "core/proto_io.h"
 #include "data/data_test_util.h"
 #include "net/net.h"
+#include "testing/net_training.h"
 #include "testing/run_command.h"
 
 namespace dtrain {
@@ -30,25 +31,6 @@ StatusOr<std::unique_ptr<Net>> Build(const std::string& text) {
   return Net::Create(Parse(text), state, 1);
 }
 
-// Plain SGD for `iterations` steps; returns the first and last loss.
-std::pair<float, float> Train(Net& net, int iterations, float lr) {
-  float first = 0.f, last = 0.f;
-  for (int iter = 0; iter < iterations; ++iter) {
-    StatusOr<float> loss = net.Forward();
-    EXPECT_TRUE(loss.ok()) << loss.status().message();
-    if (!loss.ok()) break;
-    EXPECT_TRUE(std::isfinite(*loss)) << "iteration " << iter;
-    if (iter == 0) first = *loss;
-    last = *loss;
-    net.ClearParamDiffs();
-    net.Backward();
-    for (Tensor* param : net.learnable_params()) {
-      for (int64_t i = 0; i < param->count(); ++i)
-        param->mutable_data()[i] -= lr * param->diff()[i];
-    }
-  }
-  return {first, last};
-}
 
 // An FCN in miniature: 8 x 8 input, a stride-2 convolution (3 x 3), a stride-2 deconvolution
 // back up (to 10 x 10), cropped at offset 1 to the input's 8 x 8, trained to reproduce the input.
@@ -75,7 +57,7 @@ TEST(ShapeLayersNetTest, FcnWithCropTrains) {
   EXPECT_EQ((*net)->blob_by_name("h")->shape(), (std::vector<int>{2, 4, 3, 3}));
   EXPECT_EQ((*net)->blob_by_name("up")->shape(), (std::vector<int>{2, 1, 10, 10}));
   EXPECT_EQ((*net)->blob_by_name("score")->shape(), (std::vector<int>{2, 1, 8, 8}));
-  auto [first, last] = Train(**net, 40, 0.01f);
+  auto [first, last] = testing::TrainWithPlainSgd(**net, 40, 0.01f);
   EXPECT_LT(last, 0.8f * first);
 }
 
@@ -159,7 +141,7 @@ TEST(ShapeLayersNetTest, OtherNewTypesTrainTogether) {
   EXPECT_EQ((*net)->blob_by_name("best")->shape(), (std::vector<int>{4, 1, 1}));
   EXPECT_EQ((*net)->blob_by_name("n")->shape(), (std::vector<int>{4, 3, 1, 1}));
   EXPECT_EQ((*net)->blob_by_name("hr")->shape(), (std::vector<int>{3, 3}));
-  auto [first, last] = Train(**net, 20, 0.1f);
+  auto [first, last] = testing::TrainWithPlainSgd(**net, 20, 0.1f);
   EXPECT_LT(last, first);
   // The learned bias moved: Parameter's blob got gradients through Tile.
   const Tensor& b = *(*net)->layer_by_name("bias")->blobs()[0];

@@ -131,102 +131,93 @@ void AvePoolBackward(const PoolingShape& s, const float* diff_dst, float* diff_s
 
 namespace {
 
-// Calls visit(out_index, h_span, w_span) for every output element of a plane.
+// Calls visit(plane, out_index, h_span, w_span) for every output element, planes in parallel.
 template <typename Visit>
 void ForEachWindow(const PoolingShape& s, Visit visit) {
   const Window2d& w = s.window;
-  for (int oh = 0; oh < s.out_h; ++oh) {
-    const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
-    for (int ow = 0; ow < s.out_w; ++ow) {
-      visit(oh * s.out_w + ow, h, WindowSpan(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w));
+  const int planes = s.batch * s.channels;
+#pragma omp parallel for schedule(static)
+  for (int p = 0; p < planes; ++p) {
+    for (int oh = 0; oh < s.out_h; ++oh) {
+      const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
+      for (int ow = 0; ow < s.out_w; ++ow) {
+        visit(p, oh * s.out_w + ow, h, WindowSpan(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w));
+      }
     }
   }
+}
+
+struct WindowSums {
+  float sum = 0.f, squares = 0.f;
+};
+
+// The sum and the sum of squares of a window of one plane.
+WindowSums SumWindow(const float* plane, int in_w, Span h, Span x) {
+  WindowSums sums;
+  for (int ih = h.start; ih < h.end; ++ih) {
+    for (int iw = x.start; iw < x.end; ++iw) {
+      const float v = plane[ih * in_w + iw];
+      sums.sum += v;
+      sums.squares += v * v;
+    }
+  }
+  return sums;
 }
 
 }  // namespace
 
 void StochasticPoolForwardTrain(const PoolingShape& s, const float* src, const float* u,
                                 float* dst, int* mask) {
-  const int planes = s.batch * s.channels;
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
-#pragma omp parallel for schedule(static)
-  for (int p = 0; p < planes; ++p) {
+  ForEachWindow(s, [&](int p, int o, Span h, Span x) {
     const float* in = src + p * in_plane;
-    ForEachWindow(s, [&](int o, Span h, Span x) {
-      float sum = 0.f;
-      for (int ih = h.start; ih < h.end; ++ih) {
-        for (int iw = x.start; iw < x.end; ++iw) sum += in[ih * s.in_w + iw];
-      }
-      const float threshold = u[p * out_plane + o] * sum;
-      int chosen = -1;
-      float running = 0.f;
-      for (int ih = h.start; ih < h.end && chosen < 0; ++ih) {
-        for (int iw = x.start; iw < x.end; ++iw) {
-          running += in[ih * s.in_w + iw];
-          if (running >= threshold) {
-            chosen = ih * s.in_w + iw;
-            break;
-          }
+    const float threshold = u[p * out_plane + o] * SumWindow(in, s.in_w, h, x).sum;
+    int chosen = -1;
+    float running = 0.f;
+    for (int ih = h.start; ih < h.end && chosen < 0; ++ih) {
+      for (int iw = x.start; iw < x.end; ++iw) {
+        running += in[ih * s.in_w + iw];
+        if (running >= threshold) {
+          chosen = ih * s.in_w + iw;
+          break;
         }
       }
-      if (chosen < 0 && h.end > h.start && x.end > x.start) chosen = (h.end - 1) * s.in_w + x.end - 1;
-      dst[p * out_plane + o] = chosen < 0 ? 0.f : in[chosen];
-      mask[p * out_plane + o] = chosen;
-    });
-  }
+    }
+    if (chosen < 0 && h.end > h.start && x.end > x.start) chosen = (h.end - 1) * s.in_w + x.end - 1;
+    dst[p * out_plane + o] = chosen < 0 ? 0.f : in[chosen];
+    mask[p * out_plane + o] = chosen;
+  });
 }
 
 void StochasticPoolForwardTest(const PoolingShape& s, const float* src, float* dst) {
-  const int planes = s.batch * s.channels;
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
-#pragma omp parallel for schedule(static)
-  for (int p = 0; p < planes; ++p) {
-    const float* in = src + p * in_plane;
-    ForEachWindow(s, [&](int o, Span h, Span x) {
-      float sum = 0.f, squares = 0.f;
-      for (int ih = h.start; ih < h.end; ++ih) {
-        for (int iw = x.start; iw < x.end; ++iw) {
-          const float v = in[ih * s.in_w + iw];
-          sum += v;
-          squares += v * v;
-        }
-      }
-      dst[p * out_plane + o] = sum > 0.f ? squares / sum : 0.f;
-    });
-  }
+  ForEachWindow(s, [&](int p, int o, Span h, Span x) {
+    const WindowSums w = SumWindow(src + p * in_plane, s.in_w, h, x);
+    dst[p * out_plane + o] = w.sum > 0.f ? w.squares / w.sum : 0.f;
+  });
 }
 
 void StochasticPoolBackwardTest(const PoolingShape& s, const float* src, const float* diff_dst,
                                 float* diff_src) {
-  const int planes = s.batch * s.channels;
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
-#pragma omp parallel for schedule(static)
-  for (int p = 0; p < planes; ++p) {
+  std::fill(diff_src, diff_src + static_cast<long>(s.batch) * s.channels * in_plane, 0.f);
+  // Windows of one plane may overlap, so each plane's gradient is summed by one thread.
+  ForEachWindow(s, [&](int p, int o, Span h, Span x) {
     const float* in = src + p * in_plane;
     float* grad = diff_src + p * in_plane;
-    std::fill(grad, grad + in_plane, 0.f);
-    ForEachWindow(s, [&](int o, Span h, Span x) {
-      float sum = 0.f, squares = 0.f;
-      for (int ih = h.start; ih < h.end; ++ih) {
-        for (int iw = x.start; iw < x.end; ++iw) {
-          const float v = in[ih * s.in_w + iw];
-          sum += v;
-          squares += v * v;
-        }
+    const WindowSums w = SumWindow(in, s.in_w, h, x);
+    if (w.sum <= 0.f) return;
+    const float top_diff = diff_dst[p * out_plane + o];
+    for (int ih = h.start; ih < h.end; ++ih) {
+      for (int iw = x.start; iw < x.end; ++iw) {
+        const float v = in[ih * s.in_w + iw];
+        grad[ih * s.in_w + iw] += top_diff * (2.f * v * w.sum - w.squares) / (w.sum * w.sum);
       }
-      if (sum <= 0.f) return;
-      const float top_diff = diff_dst[p * out_plane + o];
-      for (int ih = h.start; ih < h.end; ++ih) {
-        for (int iw = x.start; iw < x.end; ++iw) {
-          const float v = in[ih * s.in_w + iw];
-          grad[ih * s.in_w + iw] += top_diff * (2.f * v * sum - squares) / (sum * sum);
-        }
-      }
-    });
-  }
+    }
+  });
 }
 
 }  // namespace dtrain::reference
