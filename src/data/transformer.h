@@ -70,6 +70,8 @@ class DataTransformer {
   Status Transform(const PixelView& image, Rng& rng, float* out) const;
 
   const TransformationParameter& param() const { return param_; }
+  // The mean image ({C, H, W}) read by Init(), or null when mean_file is not set.
+  const Tensor* mean_image() const { return has_mean_file_ ? &mean_ : nullptr; }
   // The random stream, for saving and restoring it with a snapshot.
   Rng& rng() { return rng_; }
   const Rng& rng() const { return rng_; }

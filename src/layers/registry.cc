@@ -61,6 +61,7 @@
 #include "layers/tanh_layer.h"
 #include "layers/threshold_layer.h"
 #include "layers/tile_layer.h"
+#include "layers/window_data_layer.h"
 #include <functional>
 #include <map>
 // One include per layer file, in the order of the table below.
@@ -141,6 +142,7 @@ const std::map<std::string, Factory>& Table() {
       {"TanH", Make<TanHLayer>()},
       {"Threshold", Make<ThresholdLayer>()},
       {"Tile", Make<TileLayer>()},
+      {"WindowData", Make<WindowDataLayer>()},
   };
   return table;
 }

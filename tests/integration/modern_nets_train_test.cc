@@ -1,13 +1,15 @@
 // Nets in today's architectures' styles, written as their authors write them for Caffe, train
 // through `dtrain train`: a residual block (BatchNorm + Scale + Eltwise), a depthwise-separable
-// block with a channel shuffle, a densely connected block (Concat), and an LSTM captioner fed by
-// HDF5Data (files written with h5py). Each trains a few dozen iterations and its loss falls.
+// block with a channel shuffle, a densely connected block (Concat), an LSTM captioner fed by
+// HDF5Data (files written with h5py), and an R-CNN style classifier of image windows
+// (WindowData). Each trains a few dozen iterations and its loss falls.
 #include <gtest/gtest.h>
 
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "../data/image_test_util.h"
 #include "data/data_test_util.h"
 #include "testing/run_command.h"
 
@@ -154,6 +156,30 @@ TEST(ModernNets, LstmCaptionerOnHdf5DataTrains) {
       "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'predict' bottom: 'target' top: "
       "'loss' softmax_param { axis: 2 } }\n",
       80, 0.5, 0.1);
+}
+
+// R-CNN's fine-tuning input: three images whose one foreground window is of class 1, 2 or 3 (each
+// image its own grey level) and a fourth with a background window; batches of 8 windows, 6 of
+// them foreground, grown by context_pad and mirrored.
+TEST(ModernNets, WindowClassifierOnWindowDataTrains) {
+  TempDir dir;
+  std::string windows;
+  for (int i = 0; i < 4; ++i) {
+    const std::vector<uint8_t> pixels(16 * 16 * 3, static_cast<uint8_t>(30 + 60 * i));
+    const std::string name = "image" + std::to_string(i) + ".png";
+    testing::WriteBytes(dir.Path(name), testing::BgrPng(pixels, 16, 16));
+    windows += "# " + std::to_string(i) + "\n" + name + "\n3\n16\n16\n1\n" +
+               (i < 3 ? std::to_string(i + 1) + " 0.8" : std::string("0 0.1")) + " 3 3 12 12\n";
+  }
+  WriteTextFile(dir.Path("windows.txt"), windows);
+  ExpectTrains(
+      "name: 'rcnn'\n"
+      "layer { name: 'data' type: 'WindowData' top: 'data' top: 'label'\n"
+      "  window_data_param { source: '" + dir.Path("windows.txt") + "' root_folder: '" +
+          dir.Path("") + "/' batch_size: 8 fg_fraction: 0.75 context_pad: 1 }\n"
+      "  transform_param { crop_size: 8 mirror: true scale: 0.00390625 mean_value: 128 } }\n" +
+          Conv("features", "data", 8, 3) + kHead,
+      40, 0.5, 0.1);
 }
 
 }  // namespace

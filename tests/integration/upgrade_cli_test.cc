@@ -126,9 +126,9 @@ TEST(UpgradeCli, EveryBvlcCaffeFileChecks) {
     GTEST_SKIP() << missing;
   }
   // The autoencoder net alone has no TEST data layer, in Caffe too: its solver's test_state stages
-  // pick one (and its solver checks).
+  // pick one (and its solver checks). pycaffe's example nets hold Python layers.
   const char* const kUnrelated[] = {
-      "unknown layer type",
+      "Python layers run the model's own Python code inside Caffe; dtrain cannot run them",
       "mnist/lenet_auto_train.prototxt: cannot open",
       "mnist_autoencoder.prototxt: layer 'flatdata' (Flatten): bottom 'data' is not produced"};
   const std::string root = testing::CaffeModelsDir();
@@ -150,6 +150,7 @@ TEST(UpgradeCli, EveryBvlcCaffeFileChecks) {
   }
   std::cout << "checked " << solvers << " solvers and " << nets << " nets under " << root << ": "
             << passed << " OK, the rest need a layer type dtrain lacks or a file Caffe generates\n";
+  EXPECT_GE(passed, 51);  // all but the five above
   EXPECT_GT(solvers, 20);
   EXPECT_GT(nets, 20);
 }

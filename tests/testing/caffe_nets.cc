@@ -137,6 +137,20 @@ std::string CaffeNetBuilder::ImageList() {
   return list;
 }
 
+std::string CaffeNetBuilder::WindowFile() {
+  const std::string file = dir_.Path("windows.txt");
+  if (!fs::exists(file)) {
+    ImageList();  // writes the images
+    std::string text;
+    for (int i = 0; i < 4; ++i) {
+      text += "# " + std::to_string(i) + "\nimage_" + std::to_string(i) + ".png\n3\n256\n256\n2\n" +
+              std::to_string(i + 1) + " 0.9 10 20 120 200\n0 0.1 100 50 250 160\n";
+    }
+    WriteBytes(file, text);
+  }
+  return file;
+}
+
 std::string CaffeNetBuilder::Hdf5List(const LayerParameter& layer) {
   std::string tops;
   for (const std::string& top : layer.top()) tops += "_" + top;
@@ -163,6 +177,15 @@ void CaffeNetBuilder::Redirect(NetParameter* net) {
   for (LayerParameter& layer : *net->mutable_layer()) {
     if (layer.type() == "HDF5Data") {
       layer.mutable_hdf5_data_param()->set_source(Hdf5List(layer));
+      continue;
+    }
+    if (layer.type() == "WindowData") {
+      WindowDataParameter* windows = layer.mutable_window_data_param();
+      windows->set_source(WindowFile());
+      windows->set_root_folder(dir_.Path("") + "/");
+      if (layer.transform_param().has_mean_file()) {
+        layer.mutable_transform_param()->set_mean_file(MeanFile(3, 256, 256));
+      }
       continue;
     }
     if (layer.type() == "ImageData") {

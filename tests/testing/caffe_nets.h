@@ -53,6 +53,8 @@ class CaffeNetBuilder {
   std::string MeanFile(int channels, int height, int width);
   // The list file of the generated PNGs (in the TempDir's top folder), written once.
   std::string ImageList();
+  // A window file over ImageList()'s images: one foreground and one background window each.
+  std::string WindowFile();
   // An HDF5 file list for a layer with these tops: one file of 4 rows, "label" rows scalars in
   // {0, 1}, other tops rows of 4 values.
   std::string Hdf5List(const LayerParameter& layer);
