@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "core/logging.h"
+#include "core/machine_memory.h"
 #include "net/layer_type_check.h"
 #include "net/net.h"
 #include "net/net_filter.h"
@@ -78,6 +79,13 @@ void PrintTable(const Net& net) {
   std::printf("%-28s %-16s %-26s %12lld %8lld %12.2f\n", "total", "", "",
               static_cast<long long>(total_params), static_cast<long long>(total_stats),
               total_flops / 1e6);
+  const NetMemory memory = net.Memory();
+  std::printf("memory: %s (activations %s, gradients %s, parameters %s; this machine has %s)\n",
+              ByteSize(static_cast<double>(memory.total())).c_str(),
+              ByteSize(static_cast<double>(memory.activations)).c_str(),
+              ByteSize(static_cast<double>(memory.gradients)).c_str(),
+              ByteSize(static_cast<double>(memory.parameters)).c_str(),
+              ByteSize(static_cast<double>(MachineMemoryBytes())).c_str());
 }
 
 // `stages` adds a solver's test_state (stages, level) to the phase.

@@ -43,10 +43,22 @@ Status LoadWeights(const std::string& list, bool strict, Net* net) {
     const size_t comma = list.find(',', start);
     const std::string path = list.substr(start, comma == std::string::npos ? std::string::npos
                                                                             : comma - start);
-    if (!path.empty()) {
+    if (path.empty()) {
+      return InvalidArgument("--weights '" + list + "' holds an empty file name (the list is "
+                             "comma-separated .caffemodel paths)");
+    }
+    {
       DT_ASSIGN_OR_RETURN(const NetParameter weights, ReadWeightsFile(path));
       WeightsMatch match;
       DT_RETURN_IF_ERROR(net->CopyTrainedLayersFrom(weights, &match).WithContext(path));
+      if (match.copied.empty()) {
+        return InvalidArgument(path + ": no layer of this weights file has a namesake with "
+                               "parameters in the net, so it would copy nothing (is it another "
+                               "net's file?); its layers with parameters: " +
+                               (match.ignored_with_params.empty()
+                                    ? std::string("none")
+                                    : Quoted(match.ignored_with_params)));
+      }
       DT_LOG(INFO) << "Copied weights from " << path << ": " << match.copied.size()
                    << " layer(s) with parameters";
       copied.insert(match.copied.begin(), match.copied.end());

@@ -27,6 +27,7 @@
 #include "core/proto_io.h"
 #include "net/read_net.h"
 #include "solver/hdf5_snapshot.h"
+#include "solver/snapshot_output.h"
 #include "solver/solver.h"
 #include "solver/upgrade_solver.h"
 
@@ -147,6 +148,9 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   DT_ASSIGN_OR_RETURN(SolverParameter param, ReadSolverParameter(solver_file));
   if (flags.Has("iterations")) {
     DT_ASSIGN_OR_RETURN(int max_iter, flags.GetInt("iterations"));
+    if (max_iter < 0) {
+      return InvalidArgument("--iterations must not be negative, got " + std::to_string(max_iter));
+    }
     param.set_max_iter(max_iter);
   }
   // Caffe's rule: no snapshot_prefix means the solver file's path without extension; a prefix
@@ -156,6 +160,10 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
     param.set_snapshot_prefix((solver_path.parent_path() / solver_path.stem()).string());
   } else if (param.snapshot_prefix().back() == '/') {
     param.set_snapshot_prefix(param.snapshot_prefix() + solver_path.stem().string());
+  }
+  // Only rank 0 writes snapshots; it finds out now if it cannot.
+  if (communicator.rank() == 0 && (param.snapshot() > 0 || param.snapshot_after_train())) {
+    DT_RETURN_IF_ERROR(PrepareSnapshotOutput(param.snapshot_prefix()));
   }
   if (flags.Has("engine")) {
     DT_RETURN_IF_ERROR(ParseEngine(flags.Get("engine")).status().WithContext("--engine"));

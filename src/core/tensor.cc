@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/machine_memory.h"
 #include "proto/blob.pb.h"
 
 namespace dtrain {
@@ -12,15 +13,52 @@ Tensor::Tensor()
 
 Tensor::Tensor(const std::vector<int>& shape) : Tensor() { Reshape(shape); }
 
-void Tensor::Reshape(const std::vector<int>& shape) {
+namespace {
+
+// The count of `shape`, or -1 when a dimension is negative, -2 when the count overflows.
+int64_t CountOf(const std::vector<int>& shape) {
   int64_t count = 1;
   for (int d : shape) {
-    DT_CHECK_GE(d, 0);
-    count *= d;
+    if (d < 0) return -1;
+    if (__builtin_mul_overflow(count, static_cast<int64_t>(d), &count)) return -2;
+  }
+  return count;
+}
+
+std::string DimsText(const std::vector<int>& shape) {
+  std::string text;
+  for (int d : shape) text += (text.empty() ? "" : " x ") + std::to_string(d);
+  return text.empty() ? "(scalar)" : text;
+}
+
+}  // namespace
+
+Status CheckTensorShape(const std::vector<int>& shape) {
+  const int64_t count = CountOf(shape);
+  if (count == -1) {
+    return InvalidArgument("a tensor of shape " + DimsText(shape) + " has a negative dimension");
+  }
+  if (count == -2) {
+    return InvalidArgument("a tensor of shape " + DimsText(shape) +
+                           " has more values than a 64-bit count holds");
+  }
+  const int64_t limit = MachineMemoryBytes() / static_cast<int64_t>(sizeof(float));
+  if (count > limit) {
+    return InvalidArgument("a tensor of shape " + DimsText(shape) + " (" + std::to_string(count) +
+                           " values, " + ByteSize(4.0 * static_cast<double>(count)) +
+                           ") is larger than this machine's memory (" +
+                           ByteSize(static_cast<double>(MachineMemoryBytes())) + ")");
+  }
+  return Status::Ok();
+}
+
+void Tensor::Reshape(const std::vector<int>& shape) {
+  const int64_t count = CountOf(shape);
+  if (count < 0 || count > MachineMemoryBytes() / static_cast<int64_t>(sizeof(float))) {
+    throw TensorShapeError(CheckTensorShape(shape).message());
   }
   shape_ = shape;
   count_ = count;
-  if (static_cast<int64_t>(data_->size()) < count) data_->resize(count);
 }
 
 int64_t Tensor::count(int start, int end) const {
@@ -58,7 +96,7 @@ void Tensor::ShareDiff(const Tensor& other) {
   diff_ = other.diff_;
 }
 
-void Tensor::SetData(float value) { std::fill(data_->begin(), data_->begin() + count_, value); }
+void Tensor::SetData(float value) { std::fill(mutable_data(), mutable_data() + count_, value); }
 void Tensor::SetDiff(float value) { std::fill(mutable_diff(), mutable_diff() + count_, value); }
 
 void Tensor::CopyFrom(const Tensor& source, bool copy_diff) {
@@ -67,12 +105,30 @@ void Tensor::CopyFrom(const Tensor& source, bool copy_diff) {
   if (copy_diff) std::copy(source.diff(), source.diff() + count_, mutable_diff());
 }
 
-std::vector<int> ShapeFromProto(const BlobShape& shape) {
-  return std::vector<int>(shape.dim().begin(), shape.dim().end());
+StatusOr<std::vector<int>> ShapeFromProto(const BlobShape& shape) {
+  std::vector<int> dims;
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    const int64_t d = shape.dim(i);
+    if (d < 0 || d > INT32_MAX) {
+      return InvalidArgument("dim " + std::to_string(d) + " (dimension " + std::to_string(i) +
+                             ") is outside [0, 2147483647]");
+    }
+    dims.push_back(static_cast<int>(d));
+  }
+  DT_RETURN_IF_ERROR(CheckTensorShape(dims));
+  return dims;
 }
 
+// The shape a BlobProto gives, its `shape` or the legacy 4-d fields; unchecked dims may be
+// negative (ShapeEquals compares them as they are).
 static std::vector<int> ProtoShape(const BlobProto& proto) {
-  if (proto.has_shape()) return ShapeFromProto(proto.shape());
+  if (proto.has_shape()) {
+    std::vector<int> dims;
+    for (int64_t d : proto.shape().dim()) {
+      dims.push_back(d < INT32_MIN || d > INT32_MAX ? -1 : static_cast<int>(d));
+    }
+    return dims;
+  }
   if (proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width()) {
     return {proto.num(), proto.channels(), proto.height(), proto.width()};
   }
@@ -94,6 +150,10 @@ bool Tensor::ShapeEquals(const BlobProto& proto) const {
 Status Tensor::FromProto(const BlobProto& proto, bool reshape) {
   std::vector<int> shape = ProtoShape(proto);
   if (reshape) {
+    if (proto.has_shape()) {
+      DT_ASSIGN_OR_RETURN(shape, ShapeFromProto(proto.shape()));
+    }
+    DT_RETURN_IF_ERROR(CheckTensorShape(shape));
     Reshape(shape);
   } else if (!ShapeEquals(proto)) {
     return InvalidArgument("shape mismatch: expected " + ShapeString() + ", file has " +
@@ -102,13 +162,14 @@ Status Tensor::FromProto(const BlobProto& proto, bool reshape) {
   const int64_t n = count_;
   if (proto.double_data_size() > 0) {
     if (proto.double_data_size() != n) return DataLoss("blob has wrong number of values");
-    for (int64_t i = 0; i < n; ++i) (*data_)[i] = static_cast<float>(proto.double_data(i));
+    float* data = mutable_data();
+    for (int64_t i = 0; i < n; ++i) data[i] = static_cast<float>(proto.double_data(i));
   } else if (proto.data_size() > 0) {
     if (proto.data_size() != n) {
       return DataLoss("blob has " + std::to_string(proto.data_size()) + " values, shape needs " +
                       std::to_string(n));
     }
-    std::copy(proto.data().begin(), proto.data().end(), data_->begin());
+    std::copy(proto.data().begin(), proto.data().end(), mutable_data());
   } else if (n > 0) {
     return DataLoss("blob of shape " + ShapeString() + " has no data");
   }
@@ -120,7 +181,8 @@ void Tensor::ToProto(BlobProto* proto, bool write_diff) const {
   proto->Clear();
   for (int d : shape_) proto->mutable_shape()->add_dim(d);
   proto->mutable_data()->Reserve(static_cast<int>(count_));
-  for (int64_t i = 0; i < count_; ++i) proto->add_data((*data_)[i]);
+  const float* values = data();
+  for (int64_t i = 0; i < count_; ++i) proto->add_data(values[i]);
   if (write_diff) {
     for (int64_t i = 0; i < count_; ++i) proto->add_diff(diff()[i]);
   }

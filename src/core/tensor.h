@@ -2,15 +2,22 @@
 //
 // Layout is row-major over shape(), so a 4-d tensor is NCHW. Storage for data and diff is held by
 // shared_ptr so that a layer can make its top alias its bottom (Flatten, Reshape, in-place use);
-// an aliased tensor sees the other's writes. Reshape keeps capacity: it only allocates when the
-// new count exceeds every count seen before, so a steady-state iteration allocates nothing. The
-// diff is allocated (zero-filled) on first access, so that a net can give the diffs of tensors
-// with disjoint backward lifetimes one buffer (ShareDiffBuffer) before any of them is touched.
-// Not thread-safe: one thread mutates a tensor at a time.
+// an aliased tensor sees the other's writes. Storage keeps capacity: it only grows when the
+// count exceeds every count seen before, so a steady-state iteration allocates nothing. Data and
+// diff are allocated (zero-filled) on first access, not by Reshape: a net's shapes are all known,
+// and its memory checked (net/net.h), before they take any; and a net can give the diffs of
+// tensors with disjoint backward lifetimes one buffer (ShareDiffBuffer) before any is touched.
+//
+// Sizes: Reshape refuses a shape with a negative dimension, a count that overflows, or more
+// values than this machine's memory holds (core/machine_memory.h) by throwing TensorShapeError;
+// Layer::Setup/Forward and the data prefetch thread turn it into a Status naming the layer, so an
+// absurd size from a file is an error, never an abort or std::bad_alloc. FromProto returns it as
+// a Status. Not thread-safe: one thread mutates a tensor at a time.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +27,15 @@ namespace dtrain {
 
 class BlobProto;
 class BlobShape;
+
+// Why no tensor of `shape` can exist on this machine, or OK (see the file comment).
+Status CheckTensorShape(const std::vector<int>& shape);
+
+// Thrown by Tensor::Reshape with CheckTensorShape's message.
+class TensorShapeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class Tensor {
  public:
@@ -40,12 +56,18 @@ class Tensor {
   int CanonicalAxisIndex(int axis) const;
   std::string ShapeString() const;  // "64 1 28 28 (50176)"
 
-  const float* data() const { return data_->data(); }
+  const float* data() const {
+    EnsureData();
+    return data_->data();
+  }
   const float* diff() const {
     EnsureDiff();
     return diff_->data();
   }
-  float* mutable_data() { return data_->data(); }
+  float* mutable_data() {
+    EnsureData();
+    return data_->data();
+  }
   float* mutable_diff() {
     EnsureDiff();
     return diff_->data();
@@ -59,6 +81,9 @@ class Tensor {
   void ShareDiffBuffer(const Tensor& other) { diff_ = other.diff_; }
   // Whether the two diffs are one buffer.
   bool SharesDiffWith(const Tensor& other) const { return diff_ == other.diff_; }
+  // Identities of the storage, to count shared buffers once (net memory figures).
+  const void* data_storage() const { return data_.get(); }
+  const void* diff_storage() const { return diff_.get(); }
 
   void SetData(float value);
   void SetDiff(float value);
@@ -70,6 +95,9 @@ class Tensor {
   bool ShapeEquals(const BlobProto& proto) const;
 
  private:
+  void EnsureData() const {
+    if (static_cast<int64_t>(data_->size()) < count_) data_->resize(count_);
+  }
   void EnsureDiff() const {
     if (static_cast<int64_t>(diff_->size()) < count_) diff_->resize(count_);
   }
@@ -80,7 +108,8 @@ class Tensor {
   std::shared_ptr<std::vector<float>> diff_;
 };
 
-std::vector<int> ShapeFromProto(const BlobShape& shape);
+// A BlobShape's dims as a tensor shape: each in [0, 2^31 - 1], and CheckTensorShape's limits.
+StatusOr<std::vector<int>> ShapeFromProto(const BlobShape& shape);
 std::string ShapeToString(const std::vector<int>& shape);
 
 }  // namespace dtrain

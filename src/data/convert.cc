@@ -11,30 +11,13 @@
 #include "data/datum.h"
 #include "data/idx_reader.h"
 #include "data/lmdb_db.h"
+#include "data/partial_output.h"
 #include "proto/blob.pb.h"
 
 namespace dtrain {
 namespace {
 
 namespace fs = std::filesystem;
-
-Status RefuseExisting(const std::string& path) {
-  std::error_code ec;
-  if (fs::exists(path, ec)) {
-    return InvalidArgument("output '" + path + "' already exists; refusing to overwrite it");
-  }
-  return Status::Ok();
-}
-
-// Removes what a failed conversion created, and passes its error on.
-Status RemoveOnError(const Status& status, const std::vector<std::string>& created) {
-  if (status.ok()) return status;
-  for (const std::string& path : created) {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  return status;
-}
 
 // Writes `count` uint8 images of channels x height x width to a new LMDB at `out`.
 Status WriteImages(const std::string& out, int count, int channels, int height, int width,
@@ -47,7 +30,7 @@ Status WriteImages(const std::string& out, int count, int channels, int height, 
     if ((i + 1) % 10000 == 0) DT_LOG(INFO) << "Processed " << (i + 1) << " files.";
   }
   DT_RETURN_IF_ERROR(writer->Close());
-  DT_LOG(INFO) << "Wrote " << count << " records to " << out;
+  DT_LOG(INFO) << "Wrote " << count << " records";
   return Status::Ok();
 }
 
@@ -102,16 +85,23 @@ Status ConvertCifar10Impl(const std::string& dir, const std::string& train_out,
 
 Status ConvertMnist(const std::string& images_path, const std::string& labels_path,
                     const std::string& out_lmdb) {
-  DT_RETURN_IF_ERROR(RefuseExisting(out_lmdb));
-  return RemoveOnError(ConvertMnistImpl(images_path, labels_path, out_lmdb), {out_lmdb});
+  DT_RETURN_IF_ERROR(
+      WriteOutputsAtomically({out_lmdb}, [&](const std::vector<std::string>& partials) {
+        return ConvertMnistImpl(images_path, labels_path, partials[0]);
+      }));
+  DT_LOG(INFO) << "Wrote " << out_lmdb;
+  return Status::Ok();
 }
 
 Status ConvertCifar10(const std::string& dir, const std::string& out_dir) {
   const std::string train_out = (fs::path(out_dir) / "cifar10_train_lmdb").string();
   const std::string test_out = (fs::path(out_dir) / "cifar10_test_lmdb").string();
-  DT_RETURN_IF_ERROR(RefuseExisting(train_out));
-  DT_RETURN_IF_ERROR(RefuseExisting(test_out));
-  return RemoveOnError(ConvertCifar10Impl(dir, train_out, test_out), {train_out, test_out});
+  DT_RETURN_IF_ERROR(WriteOutputsAtomically(
+      {train_out, test_out}, [&](const std::vector<std::string>& partials) {
+        return ConvertCifar10Impl(dir, partials[0], partials[1]);
+      }));
+  DT_LOG(INFO) << "Wrote " << train_out << " and " << test_out;
+  return Status::Ok();
 }
 
 Status ComputeMean(const std::string& lmdb, const std::string& out_binaryproto) {

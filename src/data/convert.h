@@ -1,8 +1,9 @@
 // Data set conversion tools, as Caffe's convert_mnist_data, convert_cifar_data, convert_imageset
 // and compute_image_mean: raw data sets in, LMDBs of Datum records and mean images out.
 //
-// Converters never overwrite: an existing output path is an error naming it, and on any failure
-// the outputs they created are removed, so a failed run leaves nothing half-written behind.
+// Converters never overwrite: an existing output path is an error naming it. Outputs are written
+// under hidden temporary names and renamed when all are complete (data/partial_output.h), so a
+// failed or killed run never leaves a half-written LMDB where training would take it.
 // Progress goes to the log. Free functions; thread-safe for distinct outputs.
 #pragma once
 

@@ -15,6 +15,7 @@
 #include "data/image_encode.h"
 #include "data/image_list.h"
 #include "data/lmdb_db.h"
+#include "data/partial_output.h"
 
 namespace dtrain {
 namespace {
@@ -91,10 +92,6 @@ Status ConvertImageset(const std::string& root, const std::string& list,
                            std::to_string(options.resize_height) + " and " +
                            std::to_string(options.resize_width) + ")");
   }
-  std::error_code ec;
-  if (fs::exists(out_lmdb, ec)) {
-    return InvalidArgument("output '" + out_lmdb + "' already exists; refusing to overwrite it");
-  }
   DT_ASSIGN_OR_RETURN(std::vector<ImageListEntry> entries, ReadImageList(list));
   if (options.shuffle) {
     DT_LOG(INFO) << "Shuffling data";
@@ -104,21 +101,10 @@ Status ConvertImageset(const std::string& root, const std::string& list,
   DT_LOG(INFO) << "A total of " << entries.size() << " images.";
   // Written under a temporary name beside the output, renamed when complete: a failed or killed
   // run never leaves a partial LMDB at `out_lmdb`.
-  const fs::path out(out_lmdb);
-  const std::string partial =
-      (out.parent_path() / ("." + out.filename().string() + ".partial." + std::to_string(getpid())))
-          .string();
-  Status status = WriteImageset(root, list, entries, partial, options);
-  if (status.ok()) {
-    fs::rename(partial, out_lmdb, ec);
-    if (ec) {
-      status = IoError("cannot rename '" + partial + "' to '" + out_lmdb + "': " + ec.message());
-    }
-  }
-  if (!status.ok()) {
-    fs::remove_all(partial, ec);
-    return status;
-  }
+  DT_RETURN_IF_ERROR(
+      WriteOutputsAtomically({out_lmdb}, [&](const std::vector<std::string>& partials) {
+        return WriteImageset(root, list, entries, partials[0], options);
+      }));
   DT_LOG(INFO) << "Wrote " << entries.size() << " records to " << out_lmdb;
   return Status::Ok();
 }

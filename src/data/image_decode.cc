@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/machine_memory.h"
+
 namespace dtrain {
 namespace {
 
@@ -212,6 +214,12 @@ StatusOr<HwcImage> ImageDecoder::Decode(std::string_view bytes, ImageColor color
   if ((new_height > 0) != (new_width > 0) || new_height < 0 || new_width < 0) {
     return InvalidArgument("resize needs both a height and a width (got " +
                            std::to_string(new_height) + "x" + std::to_string(new_width) + ")");
+  }
+  // Refused before decoding, so that an absurd size is an error rather than an allocation.
+  if (static_cast<double>(new_height) * new_width * 3 > static_cast<double>(MachineMemoryBytes())) {
+    return InvalidArgument("resizing to " + std::to_string(new_height) + "x" +
+                           std::to_string(new_width) + " needs more than this machine's memory (" +
+                           ByteSize(static_cast<double>(MachineMemoryBytes())) + ")");
   }
   HwcImage image;
   switch (DetectImageFormat(bytes)) {

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <csignal>
+#include <new>
 #include <utility>
+
+#include "core/machine_memory.h"
 
 namespace dtrain {
 
@@ -32,6 +35,19 @@ BatchPrefetcher::~BatchPrefetcher() {
   thread_.join();
 }
 
+// The loader's Status, or a refused tensor size or failed allocation as one: an exception must
+// not end this thread (and the process).
+Status BatchPrefetcher::LoadGuarded(Batch* batch) {
+  try {
+    return loader_(batch);
+  } catch (const TensorShapeError& e) {
+    return InvalidArgument(std::string("reading a batch: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    return IoError("reading a batch: out of memory (this machine has " +
+                   ByteSize(static_cast<double>(MachineMemoryBytes())) + ")");
+  }
+}
+
 void BatchPrefetcher::Run() {
   // Signals are for the main thread (training stops or snapshots between iterations there).
   sigset_t all;
@@ -47,7 +63,7 @@ void BatchPrefetcher::Run() {
       free_.pop_front();
     }
     // The loader runs unlocked: the consumer keeps taking finished batches meanwhile.
-    Status status = loader_(batch);
+    Status status = LoadGuarded(batch);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (status.ok()) {

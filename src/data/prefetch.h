@@ -57,6 +57,7 @@ class BatchPrefetcher {
 
  private:
   void Run();
+  Status LoadGuarded(Batch* batch);
 
   Loader loader_;
   std::vector<Batch> batches_;

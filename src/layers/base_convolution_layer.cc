@@ -102,8 +102,9 @@ Status BaseConvolutionLayer::LayerSetUp(const TensorVec& bottom, const TensorVec
     return Error("only axis 1 (the channel axis of NCHW) is supported, got axis " +
                  std::to_string(p.axis()));
   }
-  num_output_ = static_cast<int>(p.num_output());
-  group_ = static_cast<int>(p.group());
+  DT_ASSIGN_OR_RETURN(num_output_,
+                      Dimension("convolution_param.num_output", p.num_output(), false));
+  DT_ASSIGN_OR_RETURN(group_, Dimension("convolution_param.group", p.group(), false));
   bias_term_ = p.bias_term();
   channels_ = in.shape(1);
   // The forks' depthwise types (ConvolutionDepthwise, DepthwiseConvolution) mean one group per

@@ -31,7 +31,7 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   const DataParameter& data = param_.data_param();
   if (data.source().empty()) return Error("data_param.source is not set");
   if (data.batch_size() == 0) return Error("data_param.batch_size must be positive");
-  batch_size_ = static_cast<int>(data.batch_size());
+  DT_ASSIGN_OR_RETURN(batch_size_, Dimension("data_param.batch_size", data.batch_size()));
   prefetch_depth_ = std::max(1, static_cast<int>(data.prefetch()));
   const TransformationParameter transform = WithLegacyDataFields(param_.transform_param(), data);
   // Encoded (JPEG/PNG) records decode in the file's own colour unless told otherwise.

@@ -60,12 +60,16 @@ Status DummyDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
       };
       shape = {pick(p.num()), pick(p.channels()), pick(p.height()), pick(p.width())};
     } else {
-      shape = ShapeFromProto(p.shape(p.shape_size() == 1 ? 0 : i));
+      const int which = p.shape_size() == 1 ? 0 : i;
+      StatusOr<std::vector<int>> given = ShapeFromProto(p.shape(which));
+      if (!given.ok()) {
+        return Error("dummy_data_param.shape[" + std::to_string(which) +
+                     "]: " + given.status().message());
+      }
+      shape = *given;
     }
-    for (int d : shape) {
-      if (d < 0)
-        return Error("top " + std::to_string(i) +
-                     " has a negative dimension: " + ShapeToString(shape));
+    if (Status fits = CheckTensorShape(shape); !fits.ok()) {
+      return Error("top " + std::to_string(i) + ": " + fits.message());
     }
     top[i]->Reshape(shape);
     // Constant tops (and all of them without refill) are filled once, here; the others on every

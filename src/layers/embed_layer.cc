@@ -14,8 +14,8 @@ Status EmbedLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   const EmbedParameter& p = param_.embed_param();
   if (p.num_output() == 0) return Error("embed_param.num_output must be positive");
   if (p.input_dim() == 0) return Error("embed_param.input_dim must be positive");
-  num_output_ = static_cast<int>(p.num_output());
-  input_dim_ = static_cast<int>(p.input_dim());
+  DT_ASSIGN_OR_RETURN(num_output_, Dimension("embed_param.num_output", p.num_output()));
+  DT_ASSIGN_OR_RETURN(input_dim_, Dimension("embed_param.input_dim", p.input_dim()));
   bias_term_ = p.bias_term();
   const std::vector<int> weight_shape{input_dim_, num_output_};
   if (!blobs_.empty()) {

@@ -29,7 +29,7 @@ Status HDF5DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) 
   }
   if (p.source().empty()) return Error("hdf5_data_param.source is required");
   if (p.batch_size() == 0) return Error("hdf5_data_param.batch_size must be positive");
-  batch_size_ = static_cast<int>(p.batch_size());
+  DT_ASSIGN_OR_RETURN(batch_size_, Dimension("hdf5_data_param.batch_size", p.batch_size()));
   shuffle_ = p.shuffle();
   std::ifstream list(p.source());
   if (!list) {

@@ -55,13 +55,21 @@ Status ImageDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
                  std::to_string(image.new_height()) + " and " + std::to_string(image.new_width()) +
                  ")");
   }
-  batch_size_ = static_cast<int>(image.batch_size());
+  DT_ASSIGN_OR_RETURN(batch_size_, Dimension("image_data_param.batch_size", image.batch_size()));
   prefetch_depth_ = std::max(1, static_cast<int>(image.prefetch()));
   shuffle_ = image.shuffle();
   skip_bad_ = image.skip_bad_images();
   color_ = image.is_color() ? ImageColor::kColor : ImageColor::kGray;
-  new_height_ = static_cast<int>(image.new_height());
-  new_width_ = static_cast<int>(image.new_width());
+  DT_ASSIGN_OR_RETURN(new_height_,
+                      Dimension("image_data_param.new_height", image.new_height(), false));
+  DT_ASSIGN_OR_RETURN(new_width_,
+                      Dimension("image_data_param.new_width", image.new_width(), false));
+  if (new_height_ > 0) {
+    // The batch a resize makes, refused before any image is decoded at that size.
+    const Status fits = CheckTensorShape({batch_size_, image.is_color() ? 3 : 1, new_height_,
+                                          new_width_});
+    if (!fits.ok()) return Error("image_data_param.new_height/new_width: " + fits.message());
+  }
   list_path_ = image.source();
 
   TransformationParameter transform = param_.transform_param();

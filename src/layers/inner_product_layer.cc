@@ -23,7 +23,7 @@ Status InnerProductLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& t
   int axis = 0;
   DT_RETURN_IF_ERROR(CheckAxis(*bottom[0], &axis));
   bias_term_ = p.bias_term();
-  shape_.n = static_cast<int>(p.num_output());
+  DT_ASSIGN_OR_RETURN(shape_.n, Dimension("inner_product_param.num_output", p.num_output()));
   shape_.k = static_cast<int>(bottom[0]->count(axis));
   shape_.transposed = p.transpose();
 

@@ -14,12 +14,12 @@ Status InputLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   }
   if (num_shapes == 0) return Status::Ok();
   for (int i = 0; i < num_tops; ++i) {
-    const std::vector<int> shape = ShapeFromProto(p.shape(num_shapes == 1 ? 0 : i));
-    for (int d : shape) {
-      if (d < 0)
-        return Error("input_param.shape has a negative dimension: " + ShapeToString(shape));
+    const int which = num_shapes == 1 ? 0 : i;
+    StatusOr<std::vector<int>> shape = ShapeFromProto(p.shape(which));
+    if (!shape.ok()) {
+      return Error("input_param.shape[" + std::to_string(which) + "]: " + shape.status().message());
     }
-    top[i]->Reshape(shape);
+    top[i]->Reshape(*shape);
   }
   return Status::Ok();
 }

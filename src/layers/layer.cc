@@ -1,6 +1,9 @@
 #include "layers/layer.h"
 
+#include <new>
 #include <numeric>
+
+#include "core/machine_memory.h"
 
 namespace dtrain {
 
@@ -13,6 +16,18 @@ Layer::Layer(const LayerParameter& param, const LayerContext& context)
 
 Status Layer::Error(const std::string& message) const {
   return InvalidArgument("layer '" + param_.name() + "' (" + param_.type() + "): " + message);
+}
+
+StatusOr<int> Layer::Dimension(const std::string& what, int64_t value, bool positive) const {
+  if (value > INT32_MAX) {
+    return Error(what + " is " + std::to_string(value) + ", more than a dimension may be " +
+                 "(2147483647)");
+  }
+  if (value < (positive ? 1 : 0)) {
+    return Error(what + " must be " + (positive ? "positive" : "non-negative") + ", got " +
+                 std::to_string(value));
+  }
+  return static_cast<int>(value);
 }
 
 Status Layer::CheckBlobCounts(const TensorVec& bottom, const TensorVec& top) const {
@@ -38,7 +53,28 @@ Status Layer::CheckBlobCounts(const TensorVec& bottom, const TensorVec& top) con
   return Status::Ok();
 }
 
+// Runs `body`, turning a refused tensor size or a failed allocation into this layer's error.
+template <typename Body>
+Status Layer::Guarded(const char* stage, Body&& body) {
+  try {
+    return body();
+  } catch (const TensorShapeError& e) {
+    return Error(e.what());
+  } catch (const std::bad_alloc&) {
+    return Error(std::string("out of memory in ") + stage + " (this machine has " +
+                 ByteSize(static_cast<double>(MachineMemoryBytes())) + ")");
+  }
+}
+
 Status Layer::Setup(const TensorVec& bottom, const TensorVec& top) {
+  return Guarded("setup", [&] { return SetupUnguarded(bottom, top); });
+}
+
+Status Layer::Forward(const TensorVec& bottom, const TensorVec& top, float* loss) {
+  return Guarded("forward", [&] { return ForwardUnguarded(bottom, top, loss); });
+}
+
+Status Layer::SetupUnguarded(const TensorVec& bottom, const TensorVec& top) {
   DT_RETURN_IF_ERROR(CheckBlobCounts(bottom, top));
   StatusOr<Engine> engine = ParseEngine(engine_name_);
   if (!engine.ok()) return Error(engine.status().message());
@@ -73,7 +109,7 @@ bool Layer::BottomShapesUnchanged(const TensorVec& bottom) {
   return false;
 }
 
-Status Layer::Forward(const TensorVec& bottom, const TensorVec& top, float* loss) {
+Status Layer::ForwardUnguarded(const TensorVec& bottom, const TensorVec& top, float* loss) {
   // A layer's tops and kernels depend only on its parameters and bottom shapes; a layer without
   // bottoms (data) reshapes every time.
   if (!BottomShapesUnchanged(bottom)) {

@@ -13,7 +13,8 @@
 // A layer owns its learnable parameters (`blobs()`, Caffe's name) through shared_ptr so that the
 // net can share them between layers (`param { name: ... }`). Bottom and top tensors are owned by
 // the net. Errors a user can cause (bad parameters, mismatched shapes, bad data) come back as a
-// Status that the net prefixes with the layer's name. Not thread-safe.
+// Status that the net prefixes with the layer's name; so does a tensor size Reshape refuses
+// (core/tensor.h) or a failed allocation during Setup or Forward. Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -120,6 +121,9 @@ class Layer {
   const std::string& engine_name() const { return engine_name_; }
   // "layer 'conv1' (Convolution): <message>"-style error for this layer.
   Status Error(const std::string& message) const;
+  // `value` (a size field, or a dimension computed from one) as an int dimension: an error
+  // naming `what` when it is above 2^31 - 1, or below 1 (below 0 when !positive).
+  StatusOr<int> Dimension(const std::string& what, int64_t value, bool positive = true) const;
 
   LayerParameter param_;
   Phase phase_;
@@ -130,6 +134,10 @@ class Layer {
   std::vector<std::shared_ptr<Tensor>> blobs_;
 
  private:
+  template <typename Body>
+  Status Guarded(const char* stage, Body&& body);
+  Status SetupUnguarded(const TensorVec& bottom, const TensorVec& top);
+  Status ForwardUnguarded(const TensorVec& bottom, const TensorVec& top, float* loss);
   Status CheckBlobCounts(const TensorVec& bottom, const TensorVec& top) const;
   // Whether the bottoms have the shapes of the last Reshape (and records them if not).
   bool BottomShapesUnchanged(const TensorVec& bottom);

@@ -14,10 +14,10 @@ Status MemoryDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
                  std::to_string(p.batch_size()) + ", " + std::to_string(p.channels()) + ", " +
                  std::to_string(p.height()) + ", " + std::to_string(p.width()));
   }
-  batch_size_ = static_cast<int>(p.batch_size());
-  channels_ = static_cast<int>(p.channels());
-  height_ = static_cast<int>(p.height());
-  width_ = static_cast<int>(p.width());
+  DT_ASSIGN_OR_RETURN(batch_size_, Dimension("memory_data_param.batch_size", p.batch_size()));
+  DT_ASSIGN_OR_RETURN(channels_, Dimension("memory_data_param.channels", p.channels()));
+  DT_ASSIGN_OR_RETURN(height_, Dimension("memory_data_param.height", p.height()));
+  DT_ASSIGN_OR_RETURN(width_, Dimension("memory_data_param.width", p.width()));
   if (param_.has_transform_param()) {
     DT_LOG(WARNING) << "layer '" << name() << "' (MemoryData): transform_param is not applied; "
                     << "the arrays given to Reset are used as they are";

@@ -10,14 +10,9 @@ namespace dtrain {
 
 Status ParameterLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   const BlobShape& shape = param_.parameter_param().shape();
-  for (int i = 0; i < shape.dim_size(); ++i) {
-    if (shape.dim(i) < 0 || shape.dim(i) > INT_MAX) {
-      return Error("parameter_param.shape dim " + std::to_string(i) + " is " +
-                   std::to_string(shape.dim(i)) + "; dims must be in [0, " +
-                   std::to_string(INT_MAX) + "]");
-    }
-  }
-  dims_ = ShapeFromProto(shape);
+  StatusOr<std::vector<int>> dims_given = ShapeFromProto(shape);
+  if (!dims_given.ok()) return Error("parameter_param.shape: " + dims_given.status().message());
+  dims_ = *dims_given;
   const std::vector<int>& dims = dims_;
   if (!blobs_.empty()) {
     if (blobs_.size() != 1 || blobs_[0]->shape() != dims) {

@@ -17,7 +17,7 @@ RecurrentLayer::RecurrentLayer(const LayerParameter& p, const LayerContext& c)
 Status RecurrentLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   const RecurrentParameter& p = param_.recurrent_param();
   if (p.num_output() == 0) return Error("recurrent_param.num_output must be positive");
-  H_ = static_cast<int>(p.num_output());
+  DT_ASSIGN_OR_RETURN(H_, Dimension("recurrent_param.num_output", p.num_output()));
   const Tensor& x = *bottom[0];
   if (x.num_axes() < 2) {
     return Error("x (bottom 0) must have at least 2 axes (T, N, ...), got shape " +

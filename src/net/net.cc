@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/logging.h"
+#include "core/machine_memory.h"
 #include "core/rng.h"
 #include "layers/registry.h"
 #include "net/diff_planner.h"
@@ -77,7 +78,42 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
     }
   }
   ShareDiffBuffers();
+  const NetMemory memory = Memory();
+  if (memory.total() > MachineMemoryBytes()) {
+    return InvalidArgument(
+        "net '" + name_ + "' (" + Phase_Name(phase_) + ") needs " +
+        ByteSize(static_cast<double>(memory.total())) + " for its tensors (activations " +
+        ByteSize(static_cast<double>(memory.activations)) + ", gradients " +
+        ByteSize(static_cast<double>(memory.gradients)) + ", parameters " +
+        ByteSize(static_cast<double>(memory.parameters)) + "), more than this machine's memory (" +
+        ByteSize(static_cast<double>(MachineMemoryBytes())) + ")");
+  }
   return Status::Ok();
+}
+
+NetMemory Net::Memory() const {
+  // The largest count seen for each storage.
+  std::map<const void*, int64_t> data, diff, params;
+  auto note = [](std::map<const void*, int64_t>* storages, const void* storage, int64_t count) {
+    int64_t& largest = (*storages)[storage];
+    largest = std::max(largest, count);
+  };
+  for (size_t id = 0; id < blobs_.size(); ++id) {
+    note(&data, blobs_[id]->data_storage(), blobs_[id]->count());
+    if (blob_need_backward_[id] || blob_loss_weights_[id] != 0.f) {
+      note(&diff, blobs_[id]->diff_storage(), blobs_[id]->count());
+    }
+  }
+  for (const Tensor* param : learnable_params_) {
+    note(&params, param->data_storage(), param->count());
+    note(&params, param->diff_storage(), param->count());
+  }
+  auto bytes = [](const std::map<const void*, int64_t>& storages) {
+    int64_t values = 0;
+    for (const auto& entry : storages) values += entry.second;
+    return values * static_cast<int64_t>(sizeof(float));
+  };
+  return NetMemory{bytes(data), bytes(diff), bytes(params)};
 }
 
 // Blobs whose diffs live at disjoint times in backward share buffers (net/diff_planner.h). A blob
@@ -173,9 +209,14 @@ Status Net::AppendLayer(const LayerParameter& lp, int layer_index, uint64_t seed
       tops.push_back(bottoms[j]);
       top_ids.push_back(bottom_ids[j]);
     } else {
-      if (std::find(blob_names_.begin(), blob_names_.end(), top_name) != blob_names_.end() &&
-          std::find(lp.bottom().begin(), lp.bottom().end(), top_name) == lp.bottom().end()) {
-        DT_LOG(WARNING) << where << ": top '" << top_name << "' reuses the name of an earlier blob";
+      // Caffe refuses a top that an earlier layer produced too, unless it is written in place
+      // (the bottom at the same position); taking the later one silently would train on
+      // whichever layer happened to come last.
+      if (std::find(blob_names_.begin(), blob_names_.end(), top_name) != blob_names_.end()) {
+        return InvalidArgument(where + ": top '" + top_name + "' is produced by an earlier layer " +
+                               "too (Caffe refuses a top produced by multiple sources); give it " +
+                               "its own name, or write it in place as the bottom at the same " +
+                               "position");
       }
       blobs_.push_back(std::make_shared<Tensor>());
       blob_names_.push_back(top_name);

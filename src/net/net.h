@@ -10,7 +10,9 @@
 //
 // The Net owns its layers and tensors. Forward/Backward run layer by layer on the caller's
 // thread; an after-backward hook is called with each layer's index as soon as that layer's
-// backward is done (gradient sync attaches here). Not thread-safe.
+// backward is done (gradient sync attaches here). Tensors take memory on first use (core/tensor.h),
+// so the net's needs (Memory()) are checked against the machine's before its first Forward.
+// Not thread-safe.
 #pragma once
 
 #include <functional>
@@ -32,6 +34,15 @@ struct WeightsMatch {
   // Layers of the file that no layer of the net is named after: those that hold parameters
   // (weights that went unused), and those that hold none (data, loss and activation layers).
   std::vector<std::string> ignored_with_params, ignored_without_params;
+};
+
+// The bytes a net's tensors take once it has run forward and backward; a storage shared by
+// several tensors (in-place layers, shared diff buffers, shared parameters) counts once.
+struct NetMemory {
+  int64_t activations = 0;  // blob data
+  int64_t gradients = 0;    // the blob diffs that backward writes or a loss weight primes
+  int64_t parameters = 0;   // learnable parameters, data and diff
+  int64_t total() const { return activations + gradients + parameters; }
 };
 
 class Net {
@@ -62,6 +73,8 @@ class Net {
   void ToProto(NetParameter* param, bool write_diff = false) const;
 
   const std::string& name() const { return name_; }
+  // Known once built; Create refuses a net that needs more than this machine's memory.
+  NetMemory Memory() const;
   Phase phase() const { return phase_; }
   const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
   const std::vector<std::string>& layer_names() const { return layer_names_; }

@@ -2,8 +2,9 @@
 // (net/upgrade_net.h), so that V0 and V1 prototxt and .caffemodel files load as current ones.
 // Every command that reads a net or a weights file goes through here.
 //
-// Logs one INFO line naming the file and the upgrades whenever a file needed any. Errors name
-// the file. Stateless; thread-safe.
+// Logs one INFO line naming the file and the upgrades whenever a file needed any. A file that
+// defines no layer at all (empty, or cut short) is an error. Errors name the file. Stateless;
+// thread-safe.
 #pragma once
 
 #include <string>

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "net/read_net.h"
+#include "solver/divergence.h"
 #include "solver/hdf5_snapshot.h"
 #include "solver/lr_policy.h"
 #include "solver/solver_param_checks.h"
@@ -186,9 +188,17 @@ Status Solver::Step(int iters) {
     }
     if (collectives_.exchange_status) DT_RETURN_IF_ERROR(collectives_.exchange_status());
     loss /= static_cast<float>(param_.iter_size());
+    // Before the update, so that the weights stay those that gave a finite loss.
+    if (!std::isfinite(loss)) {
+      const char* value = std::isnan(loss) ? "nan" : loss > 0 ? "inf" : "-inf";
+      return Diverged(std::string("the loss is ") + value);
+    }
     UpdateSmoothedLoss(loss, start_iter, param_.average_loss());
     ++interval_iters;
     if (param_.display() && iter_ % param_.display() == 0) {
+      if (const std::string weights = DivergedWeights(*net_); !weights.empty()) {
+        return Diverged(weights);
+      }
       const double seconds =
           std::chrono::duration<double>(Clock::now() - interval_start).count();
       DT_RETURN_IF_ERROR(Display(seconds, interval_iters));
@@ -199,11 +209,6 @@ Status Solver::Step(int iters) {
     ApplyUpdate();
     if (timeline_) timeline_->Add("update", Timeline::kTraining, update_start, Timeline::Clock::now());
     ++iter_;
-    if (!std::isfinite(smoothed_loss_)) {
-      return InvalidArgument("training diverged: loss is " + std::to_string(smoothed_loss_) +
-                             " at iteration " + std::to_string(iter_) +
-                             " (try a smaller base_lr)");
-    }
     const SolverAction action = action_source_ ? action_source_() : SolverAction::kNone;
     if ((param_.snapshot() && iter_ % param_.snapshot() == 0) || action == SolverAction::kSnapshot) {
       DT_RETURN_IF_ERROR(Snapshot());
@@ -345,7 +350,25 @@ std::string Solver::SnapshotFilename(const std::string& extension) const {
   return param_.snapshot_prefix() + "_iter_" + std::to_string(iter_) + extension;
 }
 
+Status Solver::Diverged(const std::string& what) const {
+  std::string message = "training diverged at iteration " + std::to_string(iter_) + ": " + what;
+  const std::string where = FirstNonFinite(*net_);
+  if (!where.empty()) message += "; the first non-finite value is in " + where;
+  if (where.find(" (data)") != std::string::npos) {
+    message += ": the input data hold non-finite values (the learning rate is not the cause)";
+  } else {
+    std::ostringstream lr;
+    lr << LearningRate(param_, iter_);
+    message += " (the learning rate is " + lr.str() + "; try a smaller base_lr)";
+  }
+  return InvalidArgument(message + ". No snapshot is written of these weights.");
+}
+
 Status Solver::Snapshot() {
+  // Never write weights that diverged: the last good snapshot stays the newest.
+  if (const std::string weights = DivergedWeights(*net_); !weights.empty()) {
+    return Diverged(weights);
+  }
   if (collectives_.synchronize_statistics) DT_RETURN_IF_ERROR(collectives_.synchronize_statistics());
   if (!collectives_.writes_snapshots) return Status::Ok();
   if (!param_.has_snapshot_prefix()) {
@@ -396,6 +419,17 @@ Status Solver::Restore(const std::string& path) {
 
 Status Solver::Restore(const SolverState& state, const NetParameter* weights,
                        const std::string& origin) {
+  // Fields a damaged or foreign file may hold out of range, checked before anything is restored.
+  if (state.iter() < 0) {
+    return DataLoss(origin + ": iter is " + std::to_string(state.iter()) +
+                    "; a snapshot's iteration cannot be negative (damaged file?)");
+  }
+  if (state.current_step() < 0 || state.current_step() > param_.stepvalue_size()) {
+    return DataLoss(origin + ": current_step is " + std::to_string(state.current_step()) +
+                    "; this solver has " + std::to_string(param_.stepvalue_size()) +
+                    " stepvalue entries, so it must be in [0, " +
+                    std::to_string(param_.stepvalue_size()) + "] (damaged file, or another solver's?)");
+  }
   if (weights) {
     DT_RETURN_IF_ERROR(net_->CopyTrainedLayersFrom(*weights).WithContext(state.learned_net()));
   }

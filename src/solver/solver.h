@@ -131,6 +131,9 @@ class Solver {
   Status InitTestNets();
   void UpdateSmoothedLoss(float loss, int start_iter, int average_loss);
   Status Display(double seconds_for_interval, int iters_in_interval);
+  // The error that stops a diverged run: `what` went wrong at this iteration, with the first
+  // non-finite value found in the net (solver/divergence.h) and what to do about it.
+  Status Diverged(const std::string& what) const;
   // Element-wise mean over the processes of a data-parallel job (identity on one process).
   Status AverageOverProcesses(std::vector<double>* values);
   std::string SnapshotFilename(const std::string& extension) const;

@@ -1,6 +1,7 @@
 // The checks a SolverParameter must pass before any net is built, shared by training (Solver::Init)
 // and `dtrain check --solver`: the learning-rate policy and its fields, the regularization type,
-// iter_size, average_loss and the snapshot format. Each failure names the field. Stateless.
+// iter_size, average_loss, max_iter, that a net is named, and the snapshot format. Each failure
+// names the field. Stateless.
 #pragma once
 
 #include "core/status.h"

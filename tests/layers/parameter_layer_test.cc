@@ -61,7 +61,7 @@ TEST(ParameterLayerTest, NegativeDimIsAnError) {
       MakeLayer(R"(name: "p" type: "Parameter" parameter_param { shape { dim: 2 dim: -1 } })");
   Tensor y;
   EXPECT_EQ(layer->Setup({}, {&y}).message(),
-            "layer 'p' (Parameter): parameter_param.shape dim 1 is -1; dims must be in [0, "
+            "layer 'p' (Parameter): parameter_param.shape: dim -1 (dimension 1) is outside [0, "
             "2147483647]");
 }
 

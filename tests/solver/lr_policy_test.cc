@@ -80,10 +80,13 @@ TEST(LrPolicy, WarmupRampsLinearly) {
 
 TEST(SolverParameterChecks, UnknownRegularizationTypeIsAnError) {
   // Caffe stops at the first update; accepting it would silently train without weight decay.
-  Status s = ValidateSolverParameter(Parse("base_lr: 1 lr_policy: 'fixed' regularization_type: 'l2'"));
+  Status s = ValidateSolverParameter(
+      Parse("net: 'n' base_lr: 1 lr_policy: 'fixed' regularization_type: 'l2'"));
   EXPECT_EQ(s.message(), "unknown regularization_type \"l2\"; supported: L2 (the default), L1");
-  EXPECT_TRUE(ValidateSolverParameter(Parse("base_lr: 1 lr_policy: 'fixed' regularization_type: 'L1'")).ok());
-  EXPECT_TRUE(ValidateSolverParameter(Parse("base_lr: 1 lr_policy: 'fixed'")).ok());
+  EXPECT_TRUE(ValidateSolverParameter(
+                  Parse("net: 'n' base_lr: 1 lr_policy: 'fixed' regularization_type: 'L1'"))
+                  .ok());
+  EXPECT_TRUE(ValidateSolverParameter(Parse("net: 'n' base_lr: 1 lr_policy: 'fixed'")).ok());
 }
 
 TEST(LrPolicy, ValidationNamesTheProblem) {
