@@ -31,7 +31,10 @@ StatusOr<std::vector<Host>> HostsFromEc2File(const std::string& path, const Flag
   }
   DT_ASSIGN_OR_RETURN(std::vector<std::string> addresses, Ec2PrivateAddresses(text.str(), path, tag));
   std::vector<Host> hosts;
-  for (const std::string& address : addresses) hosts.push_back({address, slots});
+  for (const std::string& address : addresses) {
+    DT_RETURN_IF_ERROR(CheckHostName(address).WithContext(path));
+    hosts.push_back({address, slots});
+  }
   return hosts;
 }
 
@@ -52,7 +55,7 @@ Status RunHosts(const Flags& flags) {
   int slots = 0;  // 0: the source's own (Slurm's tasks per node; 1 elsewhere)
   if (flags.Has("slots")) {
     DT_ASSIGN_OR_RETURN(slots, flags.GetInt("slots"));
-    if (slots < 1) return InvalidArgument("--slots must be at least 1, got " + flags.Get("slots"));
+    DT_RETURN_IF_ERROR(CheckSlots(slots, "--slots"));
   }
   StatusOr<std::vector<Host>> hosts = InvalidArgument("no source");
   if (flags.Has("list")) {

@@ -24,8 +24,8 @@ Status RunUpgradeNet(const Flags& flags) {
   const std::string& in = flags.positional()[0];
   const std::string& out = flags.positional()[1];
   const bool binary = flags.GetBool("binary");
-  DT_ASSIGN_OR_RETURN(const NetParameter net,
-                      binary ? ReadBinaryNetParameter(in) : ReadNetParameter(in));
+  DT_ASSIGN_OR_RETURN(NetParameter net, binary ? ReadBinaryNetParameter(in) : ReadNetParameter(in));
+  net.clear_dtrain_checksum();  // the written file is a new one
   DT_RETURN_IF_ERROR(binary ? WriteBinaryProtoAtomically(out, net)
                             : WriteTextProtoAtomically(out, net));
   DT_LOG(INFO) << "Wrote upgraded net to " << out;

@@ -18,8 +18,8 @@ StatusOr<std::vector<Host>> HostsFromList(const std::string& list, int slots) {
     ++item;
     const std::string where = "host list '" + list + "', item " + std::to_string(item);
     if (name.empty()) return InvalidArgument(where + " is empty");
-    if (name.find_first_of(" \t\r\n#=") != std::string::npos) {
-      return InvalidArgument(where + ": '" + name + "' is not a host name or address");
+    if (Status valid = CheckHostName(name); !valid.ok()) {
+      return InvalidArgument(where + ": " + valid.message());
     }
     if (!seen.insert(name).second) {
       return InvalidArgument(where + ": host '" + name + "' is listed twice");
@@ -53,6 +53,12 @@ StatusOr<std::vector<Host>> HostsFromSlurm(const SlurmEnvironment& env, int slot
   std::set<std::string> seen;
   for (int i = 0; i < nodes; ++i) {
     const std::string& name = (*names)[i];
+    if (Status valid = CheckHostName(name); !valid.ok()) {
+      return InvalidArgument("SLURM_JOB_NODELIST: " + valid.message());
+    }
+    if (Status valid = CheckSlots(counts[i], "tasks for host '" + name + "'"); !valid.ok()) {
+      return valid;
+    }
     if (!seen.insert(name).second) {
       return InvalidArgument("SLURM_JOB_NODELIST: host '" + name + "' is listed twice");
     }

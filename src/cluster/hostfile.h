@@ -9,6 +9,7 @@
 // when there is one) and computes like every other host. Pure functions over values.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,20 @@ struct Host {
   int slots = 1;     // ranks it runs
 };
 
+// Ranks one host may run: more is a typo, not a machine.
+constexpr int kMaxSlotsPerHost = 4096;
+
+// OK for an IPv4 or IPv6 address or an RFC 1123 host name (dot-separated labels of 1 to 63
+// letters, digits and '-', not starting or ending with '-'; 253 characters at most); otherwise
+// an error quoting the name (control characters and other bytes escaped as \xNN).
+Status CheckHostName(const std::string& name);
+
+// OK for 1 <= slots <= kMaxSlotsPerHost, else an error naming `what`.
+Status CheckSlots(int64_t slots, const std::string& what);
+
 // Parses hostfile text; `origin` (the file name) prefixes errors with its line:
-// "hosts.txt:3: bad slots value 'x'". A name given twice is an error; no hosts is an error.
+// "hosts.txt:3: bad slots value 'x'". A name that CheckHostName refuses, a name given twice and
+// no hosts at all are errors.
 StatusOr<std::vector<Host>> ParseHostfile(const std::string& text, const std::string& origin);
 // Reads and parses the hostfile at `path`.
 StatusOr<std::vector<Host>> ReadHostfile(const std::string& path);

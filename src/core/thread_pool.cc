@@ -1,8 +1,6 @@
 #include "core/thread_pool.h"
 
-#include <pthread.h>
-
-#include <csignal>
+#include "core/thread_signals.h"
 
 namespace dtrain {
 
@@ -57,9 +55,7 @@ void ThreadPool::Work(int worker) {
 }
 
 void ThreadPool::Run(int worker) {
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  BlockAsynchronousSignals();
   uint64_t seen = 0;
   for (;;) {
     {

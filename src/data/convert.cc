@@ -118,7 +118,7 @@ Status ComputeMean(const std::string& lmdb, const std::string& out_binaryproto) 
       sum.assign(DatumSize(first), 0.0);
     } else if (datum.channels() != first.channels() || datum.height() != first.height() ||
                datum.width() != first.width()) {
-      return InvalidArgument(context + ": record '" + std::string(reader->key()) + "' is " +
+      return InvalidArgument(context + ": record '" + PrintableKey(reader->key()) + "' is " +
                              DatumShapeString(datum) + " but the first record is " +
                              DatumShapeString(first) + "; a mean needs equal shapes");
     }

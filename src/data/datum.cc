@@ -1,10 +1,12 @@
 #include "data/datum.h"
 
+#include "data/lmdb_db.h"
+
 namespace dtrain {
 namespace {
 
 Status RecordError(std::string_view key, const std::string& message) {
-  return DataLoss("record '" + std::string(key) + "': " + message);
+  return DataLoss("record '" + PrintableKey(key) + "': " + message);
 }
 
 }  // namespace

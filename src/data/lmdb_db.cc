@@ -2,9 +2,14 @@
 
 #include <lmdb.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <system_error>
 
 #include "core/logging.h"
@@ -19,6 +24,100 @@ std::string LmdbMessage(const std::string& path, const char* what, int rc) {
 }
 
 }  // namespace
+
+// ---- Faults inside liblmdb ----------------------------------------------------------------------
+
+namespace {
+
+// The reader the calling thread is inside liblmdb for, or null.
+thread_local const LmdbReader* t_inside = nullptr;
+struct sigaction g_previous_segv, g_previous_bus;
+
+// Async-signal-safe: write(2) of NUL-terminated pieces.
+void WriteAll(const char* text) {
+  size_t left = std::strlen(text);
+  while (left > 0) {
+    const ssize_t n = write(STDERR_FILENO, text, left);
+    if (n <= 0) return;
+    text += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+// Marks the calling thread as inside liblmdb for `reader` while it lives.
+class InsideLmdb {
+ public:
+  explicit InsideLmdb(const LmdbReader* reader) : previous_(t_inside) { t_inside = reader; }
+  ~InsideLmdb() { t_inside = previous_; }
+  InsideLmdb(const InsideLmdb&) = delete;
+  InsideLmdb& operator=(const InsideLmdb&) = delete;
+
+  static void OnFault(int signal, siginfo_t* info, void* context) {
+    const LmdbReader* reader = t_inside;
+    if (!reader) {
+      // Not ours: the default action (or whatever was installed before) on the re-executed fault.
+      sigaction(signal, signal == SIGSEGV ? &g_previous_segv : &g_previous_bus, nullptr);
+      return;
+    }
+    char count[24];
+    int at = sizeof(count) - 1;
+    count[at] = '\0';
+    int64_t n = reader->moves_ + 1;
+    do {
+      count[--at] = static_cast<char>('0' + n % 10);
+      n /= 10;
+    } while (n > 0 && at > 0);
+    WriteAll("dtrain: error: LMDB '");
+    WriteAll(reader->path_.c_str());
+    WriteAll(signal == SIGSEGV ? "' is damaged: liblmdb crashed (SIGSEGV) " :
+                                 "' is damaged or was cut short: liblmdb crashed (SIGBUS) ");
+    if (reader->last_key_[0]) {
+      WriteAll("reading the record after '");
+      WriteAll(reader->last_key_);
+      WriteAll("' (");
+      WriteAll(count + at);
+      WriteAll(" records read before it)");
+    } else {
+      WriteAll("reading its first record");
+    }
+    WriteAll("; its data.mdb is unreadable from there: rebuild it or copy it again\n");
+    _exit(1);
+  }
+
+  static void InstallHandler() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      struct sigaction action;
+      std::memset(&action, 0, sizeof(action));
+      action.sa_sigaction = &InsideLmdb::OnFault;
+      action.sa_flags = SA_SIGINFO;
+      sigemptyset(&action.sa_mask);
+      sigaction(SIGSEGV, &action, &g_previous_segv);
+      sigaction(SIGBUS, &action, &g_previous_bus);
+    });
+  }
+
+ private:
+  const LmdbReader* previous_;
+};
+
+std::string PrintableKey(std::string_view key) {
+  std::string text;
+  for (size_t i = 0; i < key.size() && i < 64; ++i) {
+    const unsigned char c = static_cast<unsigned char>(key[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      text += static_cast<char>(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+      text += hex;
+    }
+  }
+  if (key.size() > 64) text += "...";
+  return text;
+}
 
 std::string RecordKey(int64_t index, int digits) {
   char buffer[32];
@@ -59,8 +158,14 @@ StatusOr<std::unique_ptr<LmdbReader>> LmdbReader::Open(const std::string& path) 
   if (!fs::exists(fs::path(path) / "data.mdb", ec)) {
     return NotFound("LMDB '" + path + "' has no data.mdb: not an LMDB");
   }
+  if (fs::file_size(fs::path(path) / "data.mdb", ec) == 0 && !ec) {
+    return DataLoss("LMDB '" + path + "': data.mdb is empty (0 bytes): the conversion that wrote "
+                    "it did not finish, or a copy of it failed");
+  }
 
   std::unique_ptr<LmdbReader> reader(new LmdbReader(path));
+  InsideLmdb::InstallHandler();
+  InsideLmdb inside(reader.get());
   int rc = mdb_env_create(&reader->env_);
   if (rc != MDB_SUCCESS) return reader->Error("mdb_env_create", rc);
   unsigned int flags = MDB_RDONLY | MDB_NOTLS;
@@ -107,7 +212,18 @@ Status LmdbReader::Error(const char* what, int rc) const {
 
 Status LmdbReader::Move(int op) {
   MDB_val key, value;
-  const int rc = mdb_cursor_get(cursor_, &key, &value, static_cast<MDB_cursor_op>(op));
+  int rc;
+  {
+    InsideLmdb inside(this);
+    rc = mdb_cursor_get(cursor_, &key, &value, static_cast<MDB_cursor_op>(op));
+    if (rc == MDB_SUCCESS) {
+      // Copied while still inside: the key's bytes are read from the map.
+      const std::string printable =
+          PrintableKey(std::string_view(static_cast<const char*>(key.mv_data), key.mv_size));
+      std::snprintf(last_key_, sizeof(last_key_), "%s", printable.c_str());
+    }
+  }
+  moves_ = op == MDB_FIRST ? 0 : moves_ + 1;
   if (rc == MDB_NOTFOUND) {
     valid_ = false;
     key_ = value_ = std::string_view();

@@ -15,7 +15,11 @@
 // puts (and on Close). The map grows (doubles) whenever a transaction hits MDB_MAP_FULL. A writer
 // never opens an existing path: creating over an existing file or directory is an error.
 //
-// Every lmdb failure comes back as a Status naming the path and mdb_strerror's text.
+// Every lmdb failure comes back as a Status naming the path and mdb_strerror's text. A damaged
+// data.mdb can also make liblmdb itself fault (SIGSEGV or SIGBUS on a pointer read from a broken
+// page): while a reader is inside liblmdb, a fault handler reports the LMDB, the last record read
+// and the count read so far, and ends the process with exit status 1. A fault anywhere else keeps
+// its default action (a crash and core dump: a bug, not damaged input).
 #pragma once
 
 #include <cstddef>
@@ -38,6 +42,9 @@ namespace dtrain {
 // The key Caffe's converters give record `index`: zero-padded decimal, `digits` wide
 // (convert_mnist_data uses 8, convert_cifar_data 5).
 std::string RecordKey(int64_t index, int digits = 8);
+
+// `key` for messages: printable ASCII as it is, other bytes as \xNN, cut after 64 bytes.
+std::string PrintableKey(std::string_view key);
 
 class LmdbReader {
  public:
@@ -73,6 +80,12 @@ class LmdbReader {
   MDB_cursor* cursor_ = nullptr;
   int64_t count_ = 0;
   bool valid_ = false;
+  // For the fault report: records moved to since the first, and the last key, NUL-terminated
+  // (printable, as PrintableKey), both copied out of the memory map after each move.
+  int64_t moves_ = 0;
+  char last_key_[80] = "";
+
+  friend class InsideLmdb;
   std::string_view key_;
   std::string_view value_;
 };

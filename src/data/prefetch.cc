@@ -1,13 +1,11 @@
 #include "data/prefetch.h"
 
-#include <pthread.h>
-
 #include <algorithm>
-#include <csignal>
 #include <new>
 #include <utility>
 
 #include "core/machine_memory.h"
+#include "core/thread_signals.h"
 
 namespace dtrain {
 
@@ -49,10 +47,7 @@ Status BatchPrefetcher::LoadGuarded(Batch* batch) {
 }
 
 void BatchPrefetcher::Run() {
-  // Signals are for the main thread (training stops or snapshots between iterations there).
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  BlockAsynchronousSignals();
   for (;;) {
     Batch* batch = nullptr;
     {

@@ -141,12 +141,14 @@ Status BatchMaker::FillFloats(const DataServerSubscribe& s, int64_t index,
     Status status = ParseDatum(values_[record], keys_[record], &datum, Color());
     if (!status.ok()) return status.WithContext(where());
     if (transformer->OutputShape(datum) != item_shape_) {
-      return DataLoss(where() + ": record '" + std::string(keys_[record]) + "' is " +
+      return DataLoss(where() + ": record '" + PrintableKey(keys_[record]) + "' is " +
                       DatumShapeString(datum) + ", unlike the first record");
     }
     transformer->rng().Seed(DeriveSeed(s.seed(), static_cast<uint64_t>(position) + 1));
     status = transformer->Transform(datum, data + i * item_size);
-    if (!status.ok()) return status.WithContext(where() + ": record '" + std::string(keys_[record]) + "'");
+    if (!status.ok()) {
+      return status.WithContext(where() + ": record '" + PrintableKey(keys_[record]) + "'");
+    }
     labels[i] = static_cast<float>(datum.label());
   }
   return Status::Ok();

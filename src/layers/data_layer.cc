@@ -184,7 +184,7 @@ Status DataLayer::LoadBatch(Batch* batch) {
       label = batch->label.mutable_data();
     } else if (datum_.channels() != channels || datum_.height() != height ||
                datum_.width() != width) {
-      return DataLoss(where() + ": record '" + std::string(reader_->key()) + "' is " +
+      return DataLoss(where() + ": record '" + PrintableKey(reader_->key()) + "' is " +
                       DatumShapeString(datum_) + " but this batch's first record is " +
                       std::to_string(channels) + "x" + std::to_string(height) + "x" +
                       std::to_string(width));
@@ -195,7 +195,7 @@ Status DataLayer::LoadBatch(Batch* batch) {
     transformer_->rng().Seed(DeriveSeed(seed_, static_cast<uint64_t>(offset_) + 1));
     status = transformer_->Transform(datum_, data + item * item_size);
     if (!status.ok()) {
-      return status.WithContext(where() + ": record '" + std::string(reader_->key()) + "'");
+      return status.WithContext(where() + ": record '" + PrintableKey(reader_->key()) + "'");
     }
     label[item] = static_cast<float>(datum_.label());
     DT_RETURN_IF_ERROR(Advance());

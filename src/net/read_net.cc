@@ -1,6 +1,7 @@
 #include "net/read_net.h"
 
 #include "core/logging.h"
+#include "core/proto_checksum.h"
 #include "core/proto_io.h"
 #include "net/upgrade_net.h"
 
@@ -41,6 +42,9 @@ StatusOr<NetParameter> ReadBinaryNetParameter(const std::string& path) {
   if (DefinesNoLayers(net)) {
     return InvalidArgument(path + ": the weights file holds no layers (is it empty or cut short?)");
   }
+  DT_RETURN_IF_ERROR(VerifyChecksum(net, path));
+  // An upgraded net is no longer what the checksum was taken of.
+  if (NetUpgradesNeeded(net).any()) net.clear_dtrain_checksum();
   return UpgradeNetAsNeeded(net, path);
 }
 

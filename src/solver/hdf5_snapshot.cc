@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/proto_checksum.h"
 #include "core/proto_io.h"
 #include "core/tensor.h"
 #include "data/hdf5_file.h"
@@ -157,7 +158,19 @@ StatusOr<NetParameter> ReadWeightsFile(const std::string& path) {
 StatusOr<SolverState> ReadSolverStateFile(const std::string& path) {
   if (IsHdf5SnapshotPath(path)) return ReadSolverStateHdf5(path);
   SolverState state;
-  DT_RETURN_IF_ERROR(ReadBinaryProto(path, &state));
+  const Status read = ReadBinaryProto(path, &state);
+  // A .caffemodel given where a .solverstate belongs fails to parse as one, or parses into
+  // fields a solver state does not have (protobuf keeps them as unknown fields): say so.
+  if (!read.ok() || state.GetReflection()->GetUnknownFields(state).field_count() > 0) {
+    NetParameter weights;
+    if (ReadBinaryProto(path, &weights).ok() && weights.layer_size() + weights.layers_size() > 0) {
+      return InvalidArgument(path + " holds a net's weights (a .caffemodel), not a solver state: "
+                             "resume with the .solverstate written with it (--snapshot), or "
+                             "fine-tune from these weights with --weights");
+    }
+    DT_RETURN_IF_ERROR(read);
+  }
+  DT_RETURN_IF_ERROR(VerifyChecksum(state, path));
   return state;
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/logging.h"
+#include "core/proto_checksum.h"
 #include "core/proto_io.h"
 #include "net/read_net.h"
 #include "solver/divergence.h"
@@ -383,6 +384,7 @@ Status Solver::Snapshot() {
     DT_RETURN_IF_ERROR(WriteWeightsHdf5(weights, model_path));
   } else {
     DT_LOG(INFO) << "Snapshotting to binary proto file " << model_path;
+    SealWithChecksum(&weights);
     DT_RETURN_IF_ERROR(WriteBinaryProtoAtomically(model_path, weights));
   }
 
@@ -404,6 +406,8 @@ Status Solver::Snapshot() {
     return WriteSolverStateHdf5(state, state_path);
   }
   DT_LOG(INFO) << "Snapshotting solver state to binary proto file " << state_path;
+  state.set_dtrain_learned_net_checksum(weights.dtrain_checksum());
+  SealWithChecksum(&state);
   return WriteBinaryProtoAtomically(state_path, state);
 }
 
@@ -413,6 +417,12 @@ Status Solver::Restore(const std::string& path) {
   NetParameter weights;
   if (state.has_learned_net()) {
     DT_ASSIGN_OR_RETURN(weights, ReadWeightsFile(state.learned_net()));
+    if (state.has_dtrain_learned_net_checksum() && weights.has_dtrain_checksum() &&
+        state.dtrain_learned_net_checksum() != weights.dtrain_checksum()) {
+      return DataLoss(path + " was written with another '" + state.learned_net() +
+                      "' than the one there now: the two files are from different runs or nets "
+                      "(or the .caffemodel was replaced); resume needs the pair written together");
+    }
   }
   return Restore(state, state.has_learned_net() ? &weights : nullptr, path);
 }

@@ -18,8 +18,21 @@ TEST(HostSourcesTest, ListRejectsEmptyItemsDuplicatesAndOddNames) {
   EXPECT_EQ(HostsFromList("a,b,a", 1).status().message(),
             "host list 'a,b,a', item 3: host 'a' is listed twice");
   EXPECT_EQ(HostsFromList("a,b c", 1).status().message(),
-            "host list 'a,b c', item 2: 'b c' is not a host name or address");
+            "host list 'a,b c', item 2: 'b c' is not a host name or address (RFC 1123: letters, "
+            "digits, '-' and '.'; or an IPv4/IPv6 address)");
   EXPECT_FALSE(HostsFromList("a,slots=2", 1).ok());
+}
+
+TEST(HostSourcesTest, SlurmNodeNamesAndCountsAreChecked) {
+  SlurmEnvironment env;
+  env.job_nodelist = "node\x07[1-2]";
+  EXPECT_EQ(HostsFromSlurm(env, 0).status().message(),
+            "SLURM_JOB_NODELIST: 'node\\x071' is not a host name or address (RFC 1123: letters, "
+            "digits, '-' and '.'; or an IPv4/IPv6 address)");
+  env.job_nodelist = "node[1-2]";
+  env.tasks_per_node = "99999";
+  EXPECT_EQ(HostsFromSlurm(env, 0).status().message(),
+            "tasks for host 'node1' must be in [1, 4096] ranks per host, got 99999");
 }
 
 TEST(HostSourcesTest, SlurmNodesWithTheirTasksPerNode) {

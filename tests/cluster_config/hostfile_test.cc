@@ -21,9 +21,11 @@ TEST(HostfileTest, ParsesNamesSlotsCommentsAndBlankLines) {
 
 TEST(HostfileTest, ErrorsNameFileAndLine) {
   EXPECT_EQ(ParseHostfile("a\nb slots=x\n", "h.txt").status().message(),
-            "h.txt:2: bad slots value 'x' (a positive integer)");
+            "h.txt:2: bad slots value 'x' (an integer from 1 to 4096)");
   EXPECT_EQ(ParseHostfile("a slots=0\n", "h.txt").status().message(),
-            "h.txt:1: bad slots value '0' (a positive integer)");
+            "h.txt:1: bad slots value '0' (an integer from 1 to 4096)");
+  EXPECT_EQ(ParseHostfile("a slots=9999\n", "h.txt").status().message(),
+            "h.txt:1: bad slots value '9999' (an integer from 1 to 4096)");
   EXPECT_EQ(ParseHostfile("a cpus=2\n", "h.txt").status().message(),
             "h.txt:1: unknown field 'cpus=2' (expected 'HOST slots=N')");
   EXPECT_EQ(ParseHostfile("a\nb\na\n", "h.txt").status().message(),
@@ -31,6 +33,29 @@ TEST(HostfileTest, ErrorsNameFileAndLine) {
   EXPECT_EQ(ParseHostfile("# nothing\n", "h.txt").status().message(), "h.txt: lists no hosts");
   EXPECT_EQ(ReadHostfile("/nonexistent/hosts").status().message(),
             "cannot read hostfile '/nonexistent/hosts'");
+}
+
+// Names enter as hostfile lines, list items, Slurm node lists and EC2 addresses; each is checked
+// there (issue 14, class 7): bytes a host name cannot hold are refused, quoted and escaped.
+TEST(HostfileTest, HostNamesMustBeRfc1123NamesOrAddresses) {
+  for (const char* good : {"node01", "ip-10-0-0-12.ec2.internal", "n.example.org.", "10.0.0.12",
+                           "fe80::1", "2001:db8::7", "A-1"}) {
+    EXPECT_TRUE(CheckHostName(good).ok()) << good;
+  }
+  const std::string suffix =
+      "' is not a host name or address (RFC 1123: letters, digits, '-' and '.'; or an IPv4/IPv6 "
+      "address)";
+  EXPECT_EQ(CheckHostName("-node").message(), "'-node" + suffix);
+  EXPECT_EQ(CheckHostName("a..b").message(), "'a..b" + suffix);
+  EXPECT_EQ(CheckHostName("node_1").message(), "'node_1" + suffix);
+  EXPECT_EQ(CheckHostName(std::string("n\x01\x7f\xff", 4)).message(), "'n\\x01\\x7f\\xff" + suffix);
+  EXPECT_EQ(CheckHostName(std::string(64, 'a')).message(), "'" + std::string(64, 'a') + suffix);
+  EXPECT_FALSE(CheckHostName("").ok());
+  EXPECT_FALSE(CheckHostName(std::string(127, 'a') + "." + std::string(127, 'b')).ok());
+  EXPECT_EQ(ParseHostfile("good\n\x89PNG\r\x1a slots=2\n", "h.txt").status().message(),
+            "h.txt:2: '\\x89PNG" + suffix);
+  EXPECT_EQ(CheckSlots(9999999, "--slots").message(),
+            "--slots must be in [1, 4096] ranks per host, got 9999999");
 }
 
 }  // namespace

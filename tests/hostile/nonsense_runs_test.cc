@@ -5,10 +5,12 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/proto_io.h"
 #include "data/data_test_util.h"
 #include "hostile/hostile.h"
+#include "proto/net.pb.h"
 #include "proto/solver.pb.h"
 
 namespace dtrain {
@@ -21,12 +23,14 @@ using testing::TempDir;
 using testing::WriteTextFile;
 using testing::TinyRun;
 
-// Rewrites the solverstate at `path` with `edit` applied.
+// Rewrites the solverstate at `path` with `edit` applied, as a file without dtrain's checksum
+// (Caffe's, or one written by a buggy tool) holds it.
 template <typename Edit>
 void EditState(const std::string& path, Edit edit) {
   SolverState state;
   ASSERT_TRUE(ReadBinaryProto(path, &state).ok());
   edit(&state);
+  state.clear_dtrain_checksum();
   ASSERT_TRUE(WriteBinaryProtoAtomically(path, state).ok());
 }
 
@@ -50,6 +54,61 @@ TEST(NonsenseRuns, OutOfRangeSnapshotFieldsAreRefusedOnResume) {
   auto expected = before;
   expected.erase("tiny_iter_2.solverstate");
   EXPECT_EQ(after, expected) << "a refused resume wrote nothing";
+}
+
+// Bytes damaged inside a file that still parses: the checksum dtrain writes finds them.
+TEST(NonsenseRuns, DamagedSnapshotBytesAreFoundByTheChecksum) {
+  TinyRun run;
+  ASSERT_EQ(run.Train().exit_code, 0);
+  for (const char* name : {"tiny_iter_2.solverstate", "tiny_iter_2.caffemodel"}) {
+    const std::string path = run.Snap(name);
+    std::string bytes = FilesUnder(run.dir.Path("snap")).at(name);
+    // The float values of the last blob sit just before the file's tail: damage 4 of them in
+    // place (the file still parses).
+    SolverState state;
+    NetParameter net;
+    ASSERT_TRUE(std::string(name).find("solverstate") != std::string::npos
+                    ? state.ParseFromString(bytes)
+                    : net.ParseFromString(bytes));
+    const std::string original = bytes;
+    const size_t at = bytes.size() / 2;
+    for (size_t i = at; i < at + 4; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x40);
+    testing::WriteFile(path, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+    const auto r = run.Train(std::string("--snapshot=") + run.Snap("tiny_iter_2.solverstate"));
+    EXPECT_EQ(r.exit_code, 1) << name << "\n" << r.output;
+    const bool still_parses = std::string(name).find("solverstate") != std::string::npos
+                                  ? SolverState().ParseFromString(bytes)
+                                  : NetParameter().ParseFromString(bytes);
+    if (still_parses) {
+      EXPECT_NE(r.output.find(path + ": its contents do not match the checksum written with "
+                                     "them: the file was damaged after it was written"),
+                std::string::npos)
+          << name << "\n" << r.output;
+    }
+    testing::WriteFile(path, std::vector<uint8_t>(original.begin(), original.end()));
+  }
+}
+
+TEST(NonsenseRuns, ASolverStateAndACaffemodelOfDifferentRunsAreRefusedAsAPair) {
+  TinyRun run, other("", kTinyNet, "0.2");  // the same net, trained to other weights
+  ASSERT_EQ(run.Train().exit_code, 0);
+  ASSERT_EQ(other.Train().exit_code, 0);
+  std::filesystem::copy_file(other.Snap("tiny_iter_2.caffemodel"),
+                             run.Snap("tiny_iter_2.caffemodel"),
+                             std::filesystem::copy_options::overwrite_existing);
+  EXPECT_REFUSED_WITH(run.Train("--snapshot=" + run.Snap("tiny_iter_2.solverstate")),
+                      run.Snap("tiny_iter_2.solverstate") + " was written with another '" +
+                          run.Snap("tiny_iter_2.caffemodel") + "' than the one there now");
+}
+
+TEST(NonsenseRuns, ACaffemodelGivenAsTheSnapshotIsNamedAsWeights) {
+  TinyRun run;
+  ASSERT_EQ(run.Train().exit_code, 0);
+  EXPECT_REFUSED_WITH(run.Train("--snapshot=" + run.Snap("tiny_iter_2.caffemodel")),
+                      run.Snap("tiny_iter_2.caffemodel") +
+                          " holds a net's weights (a .caffemodel), not a solver state: resume "
+                          "with the .solverstate written with it (--snapshot), or fine-tune from "
+                          "these weights with --weights");
 }
 
 TEST(NonsenseRuns, NegativeIterationCountsAndEmptyFilesAreRefused) {

@@ -68,7 +68,10 @@ TEST(HostsCli, BadRequestsAreClearErrors) {
   EXPECT_FAILS_WITH(RunDtrain("hosts --list=a --slurm"), "give exactly one source of hosts");
   EXPECT_FAILS_WITH(RunDtrain("hosts --list=a,,b"), "host list 'a,,b', item 2 is empty");
   EXPECT_FAILS_WITH(RunDtrain("hosts --list=a,b,a"), "host 'a' is listed twice");
-  EXPECT_FAILS_WITH(RunDtrain("hosts --list=a --slots=0"), "--slots must be at least 1");
+  EXPECT_FAILS_WITH(RunDtrain("hosts --list=a --slots=0"),
+                    "--slots must be in [1, 4096] ranks per host, got 0");
+  EXPECT_FAILS_WITH(RunDtrain("hosts --list=a --slots=9999999"),
+                    "--slots must be in [1, 4096] ranks per host, got 9999999");
   EXPECT_FAILS_WITH(RunDtrain("hosts --list=a --tag=k=v"), "--tag filters EC2 instances");
   EXPECT_FAILS_WITH(HostsWithEnv("", "--slurm"),
                     "dtrain hosts: error: not inside a Slurm allocation (SLURM_JOB_NODELIST is not set)");
