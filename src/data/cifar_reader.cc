@@ -14,6 +14,10 @@ StatusOr<CifarBatch> ReadCifarBatch(const std::string& path) {
   if (!fs::exists(path, ec)) return NotFound("file '" + path + "' does not exist");
   const uintmax_t size = fs::file_size(path, ec);
   if (ec) return IoError("cannot stat '" + path + "': " + ec.message());
+  if (size == 0) {
+    return DataLoss("file '" + path + "' is empty (0 bytes): a CIFAR-10 batch holds " +
+                    std::to_string(kCifarRecordBytes) + "-byte records (a failed download or copy?)");
+  }
   if (size % kCifarRecordBytes != 0) {
     return DataLoss("file '" + path + "' is truncated: " + std::to_string(size) +
                     " bytes is not a whole number of " + std::to_string(kCifarRecordBytes) +

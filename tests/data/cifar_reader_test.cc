@@ -49,6 +49,16 @@ TEST(CifarReaderTest, TruncatedFileIsDataLoss) {
                 "CIFAR-10 records (1 records and 2973 bytes; expected 6146)");
 }
 
+TEST(CifarReaderTest, AnEmptyFileIsDataLoss) {
+  TempDir dir;
+  testing::WriteFile(dir.Path("data_batch_1.bin"), {});
+  auto batch = ReadCifarBatch(dir.Path("data_batch_1.bin"));
+  EXPECT_EQ(batch.status().code(), StatusCode::kDataLoss);
+  EXPECT_EQ(batch.status().message(),
+            "file '" + dir.Path("data_batch_1.bin") + "' is empty (0 bytes): a CIFAR-10 batch " +
+                "holds 3073-byte records (a failed download or copy?)");
+}
+
 TEST(CifarReaderTest, BadLabelAndMissingFile) {
   TempDir dir;
   std::vector<uint8_t> bytes = CifarFile(2);
