@@ -6,7 +6,7 @@ namespace dtrain {
 namespace {
 
 constexpr long kMaxRange = 65536;     // Slurm's MAX_RANGE: hosts in one LO-HI range
-constexpr size_t kMaxHosts = 1 << 20;  // ours: guards memory against "n[0-65535][0-65535]"
+constexpr size_t kMaxHosts = 1 << 18;  // ours: guards memory against "n[0-65535][0-65535]"
 
 bool AllDigits(const std::string& text) {
   if (text.empty() || text.size() > 9) return false;

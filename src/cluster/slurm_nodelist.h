@@ -10,7 +10,9 @@
 //   - as in Slurm 22.05, nothing may follow an item's last ']' ("n[1-2]x" is an error), a range
 //     holds at most 65536 hosts, and a name listed twice is kept twice.
 // Slurm shrugs off some malformed lists ("n[1-3" becomes "n]", "n[1-]" becomes n1); here any text
-// that is not a list as above is an error quoting it. The whole list may name up to 1048576 hosts.
+// that is not a list as above is an error quoting it. The whole list may name up to 262144 hosts
+// (more than the largest machines have nodes; a fuzzer found that 2^20 names of a hostile list
+// exhaust its memory budget).
 //
 // Pure functions over values; thread-safe.
 #pragma once

@@ -69,7 +69,12 @@ TEST(SlurmNodeListTest, MalformedListsQuoteTheItem) {
             "bad Slurm node list item 'n[0-65536]': range 0-65536 holds more than 65536 hosts");
   EXPECT_EQ(Expand("n[0-65535]").size(), 65536u);
   EXPECT_EQ(ErrorOf("n[0-65535][0-65535]"),
-            "bad Slurm node list item 'n[0-65535][0-65535]': names more than 1048576 hosts");
+            "bad Slurm node list item 'n[0-65535][0-65535]': names more than 262144 hosts");
+  // Found by the fuzzer: items each within the limits that together named 2^20 hosts, more
+  // memory than a node list may take. The whole list is bounded now.
+  EXPECT_EQ(Expand("a[0-65535],b[0-65535],c[0-65535],d[0-65535]").size(), 262144u);
+  EXPECT_EQ(ErrorOf("a[0-65535],b[0-65535],c[0-65535],d[0-65535],e1"),
+            "Slurm node list names more than 262144 hosts");
 }
 
 TEST(SlurmNodeListTest, TasksPerNodeForms) {

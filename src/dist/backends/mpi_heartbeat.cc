@@ -1,5 +1,6 @@
 #include "dist/backends/mpi_heartbeat.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace dtrain {
@@ -19,6 +20,7 @@ MpiHeartbeat::MpiHeartbeat(MPI_Comm world, std::vector<std::string> hosts)
   MPI_Comm_rank(comm_, &rank_);
   peers_.resize(hosts_.size());
   for (Peer& p : peers_) p.heard = Clock::now();
+  last_beat_ = Clock::now();
   send_slots_.resize(hosts_.size());
   sent_.assign(hosts_.size(), 0);
   received_.assign(hosts_.size(), 0);
@@ -52,6 +54,11 @@ MpiHeartbeat::~MpiHeartbeat() {
 void MpiHeartbeat::Beat() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_) {
+    // A beat long after the last one: this process itself was stopped or starved meanwhile.
+    const Clock::time_point now = Clock::now();
+    longest_pause_ = std::max(longest_pause_,
+                              std::chrono::duration<double>(now - last_beat_).count());
+    last_beat_ = now;
     lock.unlock();
     SendToAll();
     ReceiveAll();
@@ -97,6 +104,19 @@ std::string MpiHeartbeat::Describe() const {
   const Clock::time_point now = Clock::now();
   std::string report;
   std::lock_guard<std::mutex> lock(mutex_);
+  // Stopped (SIGSTOP, a debugger) and resumed, this rank hears nobody from before its pause and
+  // would blame the others: say first that the pause was its own. The beating thread may not yet
+  // have run since the resume, hence the time since its last beat.
+  const double paused =
+      std::max(longest_pause_, std::chrono::duration<double>(now - last_beat_).count());
+  if (paused > kSilentSeconds) {
+    char what[200];
+    std::snprintf(what, sizeof(what),
+                  "this rank (%d, host %s) was itself stopped or stalled for %.1f s (its own "
+                  "heartbeat paused), so the others may have given up on it",
+                  rank_, hosts_[rank_].c_str(), paused);
+    report = what;
+  }
   for (int r = 0; r < static_cast<int>(peers_.size()); ++r) {
     if (r == rank_) continue;
     const Peer& peer = peers_[r];

@@ -32,7 +32,9 @@ class MpiHeartbeat {
 
   void Entered() { entered_.fetch_add(1); }
   // "rank 1 (host n1): silent for 62.0 s; rank 2 (host n2): alive but has not reached this
-  // collective (it has entered 40, this is number 41)"; empty if nobody looks missing.
+  // collective (it has entered 40, this is number 41)"; empty if nobody looks missing. Led by
+  // "this rank (1, host n1) was itself stopped or stalled for 62.0 s ..." when this process's
+  // own heartbeat paused (it was stopped and resumed), so that it does not blame the others.
   std::string Describe() const;
 
  private:
@@ -55,6 +57,8 @@ class MpiHeartbeat {
   std::condition_variable stop_requested_;
   bool stop_ = false;
   std::vector<Peer> peers_;
+  Clock::time_point last_beat_;  // when this rank's beating thread last ran
+  double longest_pause_ = 0;     // the longest gap between two of its runs, in seconds
   std::vector<int64_t> send_slots_;       // one in-flight message per peer
   std::vector<MPI_Request> send_requests_;
   // Beats sent to and received from each peer (the beating thread's, then the destructor's).
