@@ -1,13 +1,9 @@
 // ConvertImageset (convert.h): Caffe's convert_imageset. In its own file because it is the one
 // converter that decodes (and may re-encode) images.
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
-#include <system_error>
 
+#include "core/file_bytes.h"
 #include "core/logging.h"
 #include "data/convert.h"
 #include "data/datum.h"
@@ -19,16 +15,6 @@
 
 namespace dtrain {
 namespace {
-
-namespace fs = std::filesystem;
-
-Status ReadWholeFile(const std::string& path, std::string* bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open it");
-  bytes->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return IoError("read error");
-  return Status::Ok();
-}
 
 // The Datum for one image file's `bytes`.
 StatusOr<Datum> ImageDatum(const std::string& bytes, int label, const ImagesetOptions& options,
@@ -70,7 +56,7 @@ Status WriteImageset(const std::string& root, const std::string& list,
     const ImageListEntry& entry = entries[i];
     const std::string path = root + entry.path;
     const std::string where = list + ":" + std::to_string(entry.line) + ": image '" + path + "'";
-    DT_RETURN_IF_ERROR(ReadWholeFile(path, &bytes).WithContext(where));
+    DT_RETURN_IF_ERROR(ReadFileInto(path, &bytes).WithContext(where));
     StatusOr<Datum> datum = ImageDatum(bytes, entry.label, options, &decoder);
     if (!datum.ok()) return datum.status().WithContext(where);
     DT_RETURN_IF_ERROR(writer->Put(RecordKey(static_cast<int64_t>(i)) + "_" + entry.path,

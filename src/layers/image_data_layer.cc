@@ -1,12 +1,10 @@
 #include "layers/image_data_layer.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <exception>
 #include <thread>
 
+#include "core/file_bytes.h"
 #include "core/logging.h"
 
 namespace dtrain {
@@ -14,20 +12,6 @@ namespace {
 
 // Distinguishes the shuffle streams from the per-position transform streams of the same seed.
 constexpr uint64_t kShuffleStream = 0x53485546464c45ull;  // "SHUFFLE"
-
-// Reads the whole file into `bytes`, reusing its capacity.
-Status ReadFileInto(const std::string& path, std::string* bytes) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) return NotFound(std::string("cannot open: ") + std::strerror(errno));
-  bytes->clear();
-  char chunk[1 << 16];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0) bytes->append(chunk, got);
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);
-  if (failed) return IoError("read error");
-  return Status::Ok();
-}
 
 }  // namespace
 

@@ -3,24 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
+#include "core/file_bytes.h"
 #include "core/logging.h"
 
 namespace dtrain {
 namespace {
 
 constexpr int kMaxCropSize = 1 << 14;
-
-// Reads the whole file at `path` into `bytes`.
-Status ReadWholeFile(const std::string& path, std::string* bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open image '" + path + "'");
-  bytes->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return IoError("error reading image '" + path + "'");
-  return Status::Ok();
-}
 
 int RoundToInt(float value) { return static_cast<int>(std::round(value)); }
 
@@ -170,7 +160,7 @@ StatusOr<HwcImage> WindowDataLayer::DecodeImage(int index) {
   if (cache_ && !cached_[index].empty()) {
     bytes = &cached_[index];
   } else {
-    DT_RETURN_IF_ERROR(ReadWholeFile(path, &bytes_));
+    DT_RETURN_IF_ERROR(ReadFileInto(path, &bytes_).WithContext("image '" + path + "'"));
     if (cache_) cached_[index] = bytes_;
   }
   const ImageColor color = channels_ == 1 ? ImageColor::kGray : ImageColor::kColor;

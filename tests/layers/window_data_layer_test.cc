@@ -284,8 +284,8 @@ TEST_F(WindowDataLayerTest, AMissingImageIsNamedWithItsWindow) {
   auto layer = SetUp(p);
   float loss;
   EXPECT_EQ(layer->Forward({}, top_, &loss).message(),
-            "layer 'windows' (WindowData): " + dir_.Path("windows.txt") + ":2: cannot open image '" +
-                dir_.Path("") + "/gone.png'");
+            "layer 'windows' (WindowData): " + dir_.Path("windows.txt") + ":2: image '" +
+                dir_.Path("") + "/gone.png': cannot open: No such file or directory");
 }
 
 }  // namespace
