@@ -84,8 +84,8 @@ StatusOr<Rate> Measure(const DataServer& server, int clients, uint32_t batch, do
   std::atomic<bool> failed{false};
   std::string error;
   const Clock::time_point start = Clock::now();
-  const Clock::time_point end = start + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(seconds));
+  const Clock::time_point end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   std::vector<std::thread> threads;
   for (int rank = 0; rank < clients; ++rank) {
     threads.emplace_back([&, rank] {
@@ -118,8 +118,8 @@ StatusOr<Rate> Measure(const DataServer& server, int clients, uint32_t batch, do
 
 Status Run(const Options& options) {
   SetLogToStderr(false);
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("dtrain_data_server_bench_" + std::to_string(getpid()));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("dtrain_data_server_bench_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   DataSet cifar{"CIFAR 3x32x32", 10000, 32, 100, {}};
   cifar.floats_transform.set_scale(0.00390625f);
@@ -134,7 +134,8 @@ Status Run(const Options& options) {
   std::printf("|---|---|---|---|---|---|---|%s\n", options.consumer_img_s > 0 ? "---|" : "");
   Status status;
   for (const DataSet& set : {cifar, imagenet, imagenet_jpeg}) {
-    const std::string lmdb = (dir / (std::to_string(set.size) + (set.jpeg ? "_jpeg" : ""))).string();
+    const std::string lmdb =
+        (dir / (std::to_string(set.size) + (set.jpeg ? "_jpeg" : ""))).string();
     status = WriteLmdb(lmdb, set);
     if (!status.ok()) break;
     for (DataShipping shipping : {SHIP_RECORDS, SHIP_FLOATS}) {
@@ -147,7 +148,8 @@ Status Run(const Options& options) {
       DataServerOptions server_options;
       server_options.threads = options.threads;
       server_options.log_interval_s = 0;
-      auto server = DataServer::Start(server_options, std::shared_ptr<const BatchMaker>(std::move(*maker)));
+      auto server =
+          DataServer::Start(server_options, std::shared_ptr<const BatchMaker>(std::move(*maker)));
       if (!server.ok()) return server.status();
       for (int clients : {1, 2, 4}) {
         auto rate = Measure(**server, clients, set.batch, options.seconds);
@@ -187,8 +189,9 @@ int main(int argc, char** argv) {
     } else if (arg.rfind("--consumer-img-s=", 0) == 0) {
       options.consumer_img_s = value();
     } else {
-      std::fprintf(stderr, "usage: dtrain_data_server_bench [--seconds=3] [--threads=2] "
-                           "[--consumer-img-s=X]\n");
+      std::fprintf(stderr,
+                   "usage: dtrain_data_server_bench [--seconds=3] [--threads=2] "
+                   "[--consumer-img-s=X]\n");
       return 2;
     }
   }

@@ -1,5 +1,5 @@
-// dtrain_sync_bench: how well data-parallel training's gradient exchange (src/dist/) uses the
-// network, and how far it would scale. Run under mpirun, one rank per host:
+// dtrain_sync_bench: how well data-parallel training's gradient exchange (src/distributed/) uses
+// the network, and how far it would scale. Run under mpirun, one rank per host:
 //
 //   mpirun -np 2 ... build/dtrain_sync_bench bench/nets/googlenet.prototxt [--iterations=3]
 //       [--repeats=5] [--threads=1] [--link-gbit=1] [--node-speedups=1,16,64] [--bucket-kb=N]
@@ -11,11 +11,14 @@
 // overlapping backward, and the training thread's wait for the sums after backward, hence the
 // share of communication hidden behind backward; (3) from the
 // measured profile (per-bucket sizes and the moments backward finishes them), the scaling model
-// (dist/scaling_model.h): the 2-node iteration projected for --link-gbit next to the measured
+// (bench/scaling_model.h): the 2-node iteration projected for --link-gbit next to the measured
 // one, and weak-scaling efficiency on 8/32/128 nodes at 25 and 100 Gbit/s, for nodes as fast as
 // this rank and --node-speedups times faster (default 1,16,64: a rank here is one core of a
 // 2-core VM; a 2-socket server node computes tens of times faster, which makes communication
 // relatively heavier). Rank 0 prints a report and one JSON line.
+#include <cblas.h>
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,15 +28,14 @@
 #include <string>
 #include <vector>
 
-#include <cblas.h>
-#include <omp.h>
-
 #include "core/logging.h"
 #include "core/proto_io.h"
-#include "dist/communicator.h"
-#include "dist/data_parallel.h"
-#include "dist/scaling_model.h"
+#include "distributed/communicator.h"
+#include "distributed/data_parallel.h"
+#include "distributed/trainer.h"
 #include "net/net.h"
+#include "scaling_model.h"
+#include "solver/solver.h"
 
 namespace dtrain {
 namespace {
@@ -65,10 +67,14 @@ bool ParseOptions(int argc, char** argv, Options* o) {
       const size_t n = std::strlen(name);
       return a.compare(0, n, name) == 0 ? a.c_str() + n : nullptr;
     };
-    if (const char* v = value("--iterations=")) o->iterations = std::atoi(v);
-    else if (const char* v = value("--repeats=")) o->repeats = std::atoi(v);
-    else if (const char* v = value("--threads=")) o->threads = std::atoi(v);
-    else if (const char* v = value("--link-gbit=")) o->link_gbit = std::atof(v);
+    if (const char* v = value("--iterations="))
+      o->iterations = std::atoi(v);
+    else if (const char* v = value("--repeats="))
+      o->repeats = std::atoi(v);
+    else if (const char* v = value("--threads="))
+      o->threads = std::atoi(v);
+    else if (const char* v = value("--link-gbit="))
+      o->link_gbit = std::atof(v);
     else if (const char* v = value("--node-speedups=")) {
       o->node_speedups.clear();
       for (const char* p = v; *p;) {
@@ -77,10 +83,12 @@ bool ParseOptions(int argc, char** argv, Options* o) {
         if (!p) break;
         ++p;
       }
-    }
-    else if (const char* v = value("--bucket-kb=")) o->bucket_kb = std::atoi(v);
-    else if (a[0] != '-' && o->net.empty()) o->net = a;
-    else return false;
+    } else if (const char* v = value("--bucket-kb="))
+      o->bucket_kb = std::atoi(v);
+    else if (a[0] != '-' && o->net.empty())
+      o->net = a;
+    else
+      return false;
   }
   return !o->net.empty() && o->iterations > 0 && o->repeats > 0 && o->threads > 0;
 }
@@ -99,8 +107,9 @@ struct Timing {
 
 // `iterations` training iterations; the per-layer backward times come from a backward hook.
 // `after_iteration` (optional) runs after each iteration's update.
-Status Train(Net& net, int iterations, std::vector<double>* hook_times, Clock::time_point* backward_start,
-             Timing* t, const std::function<Status()>& after_iteration = nullptr) {
+Status Train(Net& net, int iterations, std::vector<double>* hook_times,
+             Clock::time_point* backward_start, Timing* t,
+             const std::function<Status()>& after_iteration = nullptr) {
   *t = Timing();
   t->layer_done.assign(net.layers().size(), 0);
   for (int i = 0; i < iterations; ++i) {
@@ -131,7 +140,8 @@ Status Run(const Options& o) {
   if (comm->size() < 2) return InvalidArgument("run it under mpirun with 2 or more ranks");
   const Status status = Measure(o, *comm);
   if (!status.ok()) {  // the other ranks would wait for this one forever
-    std::fprintf(stderr, "dtrain_sync_bench: rank %d: %s\n", comm->rank(), status.message().c_str());
+    std::fprintf(stderr, "dtrain_sync_bench: rank %d: %s\n", comm->rank(),
+                 status.message().c_str());
     comm->Abort(1);
   }
   return status;
@@ -145,9 +155,16 @@ Status Measure(const Options& o, Communicator& communicator) {
   SetLogToStderr(false);  // the net's construction log; this prints a report
   NetParameter param;
   DT_RETURN_IF_ERROR(ReadTextProto(o.net, &param));
-  NetState state;
-  state.set_phase(TRAIN);
-  DT_ASSIGN_OR_RETURN(std::unique_ptr<Net> net, Net::Create(param, state, 1701, ""));
+  // A solver around the net, for the Trainer that attaches the exchange as `dtrain train` does;
+  // the iterations below run forward, backward and a plain update themselves.
+  SolverParameter solver_param;
+  *solver_param.mutable_net_param() = param;
+  solver_param.set_base_lr(1e-6f);
+  solver_param.set_lr_policy("fixed");
+  solver_param.set_max_iter(0);
+  solver_param.set_random_seed(1701);
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver, CreateSolver(solver_param));
+  Net* net = &solver->net();
 
   // Backward's progress: when each layer's backward finished, after backward started; and the
   // wall-clock end of backward, comparable between ranks on one machine.
@@ -157,8 +174,9 @@ Status Measure(const Options& o, Communicator& communicator) {
   net->AddBackwardHook([&](int layer) {
     hook_times[layer] = Since(backward_start);
     if (layer == 0) {
-      backward_end = std::chrono::duration<double>(
-                         std::chrono::system_clock::now().time_since_epoch()).count();
+      backward_end =
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
     }
   });
 
@@ -166,9 +184,11 @@ Status Measure(const Options& o, Communicator& communicator) {
   DT_RETURN_IF_ERROR(Train(*net, 1, &hook_times, &backward_start, &alone));  // warm-up
   DT_RETURN_IF_ERROR(Train(*net, o.iterations, &hook_times, &backward_start, &alone));
 
-  BucketOptions buckets;
-  if (o.bucket_kb > 0) buckets.bucket_bytes = static_cast<size_t>(o.bucket_kb) << 10;
-  DataParallel data_parallel(*comm, *net, buckets);
+  TrainerOptions options;
+  if (o.bucket_kb > 0) options.buckets.bucket_bytes = static_cast<size_t>(o.bucket_kb) << 10;
+  options.who = "rank " + std::to_string(comm->rank());
+  Trainer trainer(*solver, *comm, options);
+  DataParallel& data_parallel = trainer.exchange();
   int64_t floats = 0;
   for (const Tensor* p : net->learnable_params()) floats += p->count();
   const double bytes = static_cast<double>(floats) * sizeof(float);
@@ -226,18 +246,21 @@ Status Measure(const Options& o, Communicator& communicator) {
   }
   if (!leader) return Status::Ok();
   const double mb = bytes / 1e6;
-  std::printf("net %s: %.2fM parameters (%.1f MB of gradients) in %zu bucket(s), %d rank(s), "
-              "%d thread(s) each\n", o.net.c_str(), floats / 1e6, mb, profile.buckets.size(),
-              comm->size(), o.threads);
-  std::printf("allreduce of all gradients: raw %.4f s (%.0f MB/s), bucketed %.4f s (%.0f MB/s): "
-              "bucketed reaches %.2f of raw\n", raw_s, mb / raw_s, bucketed_s, mb / bucketed_s,
-              raw_s / bucketed_s);
-  std::printf("iteration alone %.4f s (forward %.4f, backward %.4f, update %.4f); with the "
-              "exchange %.4f s (%+.1f%%), of which %.4f s waiting for the sums after backward, "
-              "%.4f s of it for the communication itself (the rest: the other rank's backward "
-              "ending later): %.0f%% of the %.4f s of communication hidden behind backward\n",
-              alone_s, alone.forward, alone.backward, alone.update, synced_s,
-              100 * (synced_s / alone_s - 1), waited_s, exposed_s, 100 * hidden, bucketed_s);
+  std::printf(
+      "net %s: %.2fM parameters (%.1f MB of gradients) in %zu bucket(s), %d rank(s), "
+      "%d thread(s) each\n",
+      o.net.c_str(), floats / 1e6, mb, profile.buckets.size(), comm->size(), o.threads);
+  std::printf(
+      "allreduce of all gradients: raw %.4f s (%.0f MB/s), bucketed %.4f s (%.0f MB/s): "
+      "bucketed reaches %.2f of raw\n",
+      raw_s, mb / raw_s, bucketed_s, mb / bucketed_s, raw_s / bucketed_s);
+  std::printf(
+      "iteration alone %.4f s (forward %.4f, backward %.4f, update %.4f); with the "
+      "exchange %.4f s (%+.1f%%), of which %.4f s waiting for the sums after backward, "
+      "%.4f s of it for the communication itself (the rest: the other rank's backward "
+      "ending later): %.0f%% of the %.4f s of communication hidden behind backward\n",
+      alone_s, alone.forward, alone.backward, alone.update, synced_s,
+      100 * (synced_s / alone_s - 1), waited_s, exposed_s, 100 * hidden, bucketed_s);
   double projected_2 = 0;
   if (o.link_gbit > 0) {
     // The emulated link: its nominal rate, and the rate the raw allreduce reached on it (what
@@ -246,17 +269,19 @@ Status Measure(const Options& o, Communicator& communicator) {
     const double reached = 2.0 * (n - 1) / n * bytes / raw_s;
     const double nominal_s = ProjectIterationSeconds(profile, n, {o.link_gbit * 125e6, 30e-6});
     projected_2 = ProjectIterationSeconds(profile, n, {reached, 30e-6});
-    std::printf("model check, %d nodes: measured iteration %.4f s; projected %.4f s (%+.0f%%) "
-                "with the allreduce rate measured on the link (%.0f MB/s), %.4f s (%+.0f%%) with "
-                "its nominal %.3g Gbit/s\n", n, synced_s, projected_2,
-                100 * (projected_2 / synced_s - 1), reached / 1e6, nominal_s,
-                100 * (nominal_s / synced_s - 1), o.link_gbit);
+    std::printf(
+        "model check, %d nodes: measured iteration %.4f s; projected %.4f s (%+.0f%%) "
+        "with the allreduce rate measured on the link (%.0f MB/s), %.4f s (%+.0f%%) with "
+        "its nominal %.3g Gbit/s\n",
+        n, synced_s, projected_2, 100 * (projected_2 / synced_s - 1), reached / 1e6, nominal_s,
+        100 * (nominal_s / synced_s - 1), o.link_gbit);
   }
   const LinkModel links[] = {{25e9 / 8, 15e-6}, {100e9 / 8, 10e-6}};
   const char* link_names[] = {"25 Gbit/s", "100 Gbit/s"};
   const int nodes[] = {8, 32, 128};
-  std::printf("projected weak-scaling efficiency (ring allreduce; latency 15 us at 25 Gbit/s, "
-              "10 us at 100 Gbit/s):\n");
+  std::printf(
+      "projected weak-scaling efficiency (ring allreduce; latency 15 us at 25 Gbit/s, "
+      "10 us at 100 Gbit/s):\n");
   std::printf("| node | link | 8 nodes | 32 nodes | 128 nodes |\n|---|---|---|---|---|\n");
   std::string json_table;
   for (double speedup : o.node_speedups) {
@@ -279,11 +304,12 @@ Status Measure(const Options& o, Communicator& communicator) {
       std::printf("\n");
     }
   }
-  std::printf("JSON {\"net\":\"%s\",\"ranks\":%d,\"bytes\":%.0f,\"buckets\":%zu,\"raw_s\":%.6f,"
-              "\"bucketed_s\":%.6f,\"alone_s\":%.6f,\"synced_s\":%.6f,\"exposed_s\":%.6f,\"hidden\":%.4f,"
-              "\"projected_2_s\":%.6f,\"efficiency\":{%s}}\n",
-              o.net.c_str(), comm->size(), bytes, profile.buckets.size(), raw_s, bucketed_s,
-              alone_s, synced_s, exposed_s, hidden, projected_2, json_table.c_str());
+  std::printf(
+      "JSON {\"net\":\"%s\",\"ranks\":%d,\"bytes\":%.0f,\"buckets\":%zu,\"raw_s\":%.6f,"
+      "\"bucketed_s\":%.6f,\"alone_s\":%.6f,\"synced_s\":%.6f,\"exposed_s\":%.6f,\"hidden\":%.4f,"
+      "\"projected_2_s\":%.6f,\"efficiency\":{%s}}\n",
+      o.net.c_str(), comm->size(), bytes, profile.buckets.size(), raw_s, bucketed_s, alone_s,
+      synced_s, exposed_s, hidden, projected_2, json_table.c_str());
   return Status::Ok();
 }
 
@@ -293,8 +319,9 @@ Status Measure(const Options& o, Communicator& communicator) {
 int main(int argc, char** argv) {
   dtrain::Options options;
   if (!dtrain::ParseOptions(argc, argv, &options)) {
-    std::fprintf(stderr, "usage: dtrain_sync_bench NET.prototxt [--iterations=3] [--repeats=5] "
-                         "[--threads=1] [--link-gbit=G] [--node-speedups=1,16,64] [--bucket-kb=N]\n");
+    std::fprintf(stderr,
+                 "usage: dtrain_sync_bench NET.prototxt [--iterations=3] [--repeats=5] "
+                 "[--threads=1] [--link-gbit=G] [--node-speedups=1,16,64] [--bucket-kb=N]\n");
     return 2;
   }
   const dtrain::Status status = dtrain::Run(options);

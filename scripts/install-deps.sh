@@ -24,6 +24,7 @@ packages=(
   libasio-dev libssl-dev         # data server: TCP transport (standalone Asio), HMAC (OpenSSL)
   libgtest-dev
   clang libclang-rt-14-dev libomp-14-dev  # scripts/fuzz.sh: libFuzzer, ASan, UBSan, clang's OpenMP
+  clang-format  # scripts/check-format.sh: the code follows .clang-format
   dataset-fashion-mnist
   python3 python3-numpy
   python3-yaml python3-jsonschema  # tests: generated ParallelCluster configs against deploy/aws/ schema

@@ -53,8 +53,8 @@ double ForwardFlops(const Net& net, int i) {
 // Learnable parameters and statistics (BatchNorm's) in separate columns, as published parameter
 // counts leave the statistics out. A tensor shared between layers counts once in the totals.
 void PrintTable(const Net& net) {
-  std::printf("%-28s %-16s %-26s %12s %8s %12s\n", "layer", "type", "top shape", "params",
-              "stats", "MFLOP");
+  std::printf("%-28s %-16s %-26s %12s %8s %12s\n", "layer", "type", "top shape", "params", "stats",
+              "MFLOP");
   double total_flops = 0;
   int64_t total_params = 0, total_stats = 0;
   std::set<const Tensor*> counted;

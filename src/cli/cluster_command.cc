@@ -55,27 +55,30 @@ Status RunSlurmScript(const Flags& flags) {
 }
 
 Command SlurmScriptCommand() {
-  return {"slurm-script",
-          "print an sbatch script that trains with srun across N nodes",
-          "--nodes=N [flags] -- train --solver=S [train flags]",
-          {{"nodes", "nodes to train on (>= 1)"},
-           {"ntasks-per-node", "ranks per node", false, "1"},
-           {"cpus-per-task", "cores per rank (#SBATCH --cpus-per-task; sets OMP_NUM_THREADS)"},
-           {"time", "time limit: MINUTES or [D-]HH:MM:SS (default: the partition's)"},
-           {"partition", "Slurm partition (default: the default partition)"},
-           {"job-name", "Slurm job name", false, "dtrain"},
-           {"log", "the job's log file (sbatch --output; %x job name, %j job id)", false, "%x-%j.out"},
-           {"dtrain", "the dtrain binary the nodes run (default: this binary's absolute path)"},
-           {"output", "write the script here, atomically, executable (default: standard output)"}},
-          RunSlurmScript};
+  return {
+      "slurm-script",
+      "print an sbatch script that trains with srun across N nodes",
+      "--nodes=N [flags] -- train --solver=S [train flags]",
+      {{"nodes", "nodes to train on (>= 1)"},
+       {"ntasks-per-node", "ranks per node", false, "1"},
+       {"cpus-per-task", "cores per rank (#SBATCH --cpus-per-task; sets OMP_NUM_THREADS)"},
+       {"time", "time limit: MINUTES or [D-]HH:MM:SS (default: the partition's)"},
+       {"partition", "Slurm partition (default: the default partition)"},
+       {"job-name", "Slurm job name", false, "dtrain"},
+       {"log", "the job's log file (sbatch --output; %x job name, %j job id)", false, "%x-%j.out"},
+       {"dtrain", "the dtrain binary the nodes run (default: this binary's absolute path)"},
+       {"output", "write the script here, atomically, executable (default: standard output)"}},
+      RunSlurmScript};
 }
 
 Status RunAws(const Flags& flags) {
   if (!flags.positional().empty() || flags.has_dashdash()) {
-    return InvalidArgument("unexpected argument '" +
-                           (flags.positional().empty() ? std::string("--") : flags.positional()[0]) + "'");
+    return InvalidArgument(
+        "unexpected argument '" +
+        (flags.positional().empty() ? std::string("--") : flags.positional()[0]) + "'");
   }
-  for (const char* required : {"nodes", "instance-type", "key-name", "subnet", "region", "output"}) {
+  for (const char* required :
+       {"nodes", "instance-type", "key-name", "subnet", "region", "output"}) {
     if (!flags.Has(required)) return InvalidArgument("--" + std::string(required) + " is required");
   }
   ParallelClusterOptions options;
@@ -115,13 +118,17 @@ Command AwsCommand() {
            {"region", "AWS region, e.g. us-east-1"},
            {"efa", "Elastic Fabric Adapter on the compute nodes (types that have one)", true},
            {"shared-storage", "file system at /shared: efs or fsx (FSx for Lustre)", false, "efs"},
-           {"head-instance-type", "head node's type (default: the smallest with the compute "
-                                  "nodes' processor)"},
-           {"os", "ubuntu2204 or alinux2 (bootstrap.sh builds only on ubuntu2204)", false, "ubuntu2204"},
-           {"bootstrap-s3", "s3://BUCKET/KEY where you will upload bootstrap.sh (default: a "
-                            "placeholder to replace)"},
-           {"source", "dtrain's source for the nodes: s3://.../X.tar.gz or a git URL (default: "
-                      "dtrain-src.tar.gz next to bootstrap.sh)"},
+           {"head-instance-type",
+            "head node's type (default: the smallest with the compute "
+            "nodes' processor)"},
+           {"os", "ubuntu2204 or alinux2 (bootstrap.sh builds only on ubuntu2204)", false,
+            "ubuntu2204"},
+           {"bootstrap-s3",
+            "s3://BUCKET/KEY where you will upload bootstrap.sh (default: a "
+            "placeholder to replace)"},
+           {"source",
+            "dtrain's source for the nodes: s3://.../X.tar.gz or a git URL (default: "
+            "dtrain-src.tar.gz next to bootstrap.sh)"},
            {"output", "directory for cluster.yaml and bootstrap.sh"}},
           RunAws};
 }
@@ -129,7 +136,8 @@ Command AwsCommand() {
 }  // namespace
 
 CommandGroup ClusterCommands() {
-  return {"cluster", "files that set up and run dtrain on a cluster",
+  return {"cluster",
+          "files that set up and run dtrain on a cluster",
           {SlurmScriptCommand(), AwsCommand()}};
 }
 

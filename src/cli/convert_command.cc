@@ -13,8 +13,9 @@ const char* const kImagesetFlags[] = {"resize_height", "resize_width", "shuffle"
 Status RunConvertImageset(const Flags& flags) {
   const auto& args = flags.positional();
   if (args.size() != 4) {
-    return InvalidArgument("usage: dtrain convert imageset ROOT LIST OUT_LMDB [--resize_height=H] "
-                           "[--resize_width=W] [--shuffle] [--encoded] [--gray] [--seed=N]");
+    return InvalidArgument(
+        "usage: dtrain convert imageset ROOT LIST OUT_LMDB [--resize_height=H] "
+        "[--resize_width=W] [--shuffle] [--encoded] [--gray] [--seed=N]");
   }
   ImagesetOptions options;
   DT_ASSIGN_OR_RETURN(options.resize_height, flags.GetInt("resize_height"));
@@ -37,15 +38,17 @@ Status RunConvert(const Flags& flags) {
     }
   }
   if (format == "mnist") {
-    if (args.size() != 4) return InvalidArgument("usage: dtrain convert mnist IMAGES LABELS OUT_LMDB");
+    if (args.size() != 4)
+      return InvalidArgument("usage: dtrain convert mnist IMAGES LABELS OUT_LMDB");
     return ConvertMnist(args[1], args[2], args[3]);
   }
   if (format == "cifar10") {
     if (args.size() != 3) return InvalidArgument("usage: dtrain convert cifar10 DIR OUT_DIR");
     return ConvertCifar10(args[1], args[2]);
   }
-  return InvalidArgument("convert needs a format: mnist (IDX images and labels, plain or .gz), "
-                         "cifar10 (CIFAR-10 binary batches) or imageset (an image list)");
+  return InvalidArgument(
+      "convert needs a format: mnist (IDX images and labels, plain or .gz), "
+      "cifar10 (CIFAR-10 binary batches) or imageset (an image list)");
 }
 
 Status RunComputeMean(const Flags& flags) {
@@ -70,8 +73,11 @@ Command ConvertCommand() {
 }
 
 Command ComputeMeanCommand() {
-  return {"compute-mean", "per-pixel mean of an LMDB, as a .binaryproto mean file",
-          "LMDB OUT.binaryproto", {}, RunComputeMean};
+  return {"compute-mean",
+          "per-pixel mean of an LMDB, as a .binaryproto mean file",
+          "LMDB OUT.binaryproto",
+          {},
+          RunComputeMean};
 }
 
 }  // namespace dtrain

@@ -25,8 +25,8 @@ StatusOr<NetParameter> TrainNetOf(const std::string& solver_path) {
   } else if (solver.has_net_param()) {
     net = solver.net_param();
   } else if (solver.has_train_net() || solver.has_net()) {
-    DT_ASSIGN_OR_RETURN(net, ReadNetParameter(solver.has_train_net() ? solver.train_net()
-                                                                     : solver.net()));
+    DT_ASSIGN_OR_RETURN(
+        net, ReadNetParameter(solver.has_train_net() ? solver.train_net() : solver.net()));
   } else {
     return InvalidArgument("solver '" + solver_path + "' names no train net");
   }
@@ -58,8 +58,8 @@ StatusOr<ServedData> ServedDataFromFlags(const Flags& flags) {
       if (layer.type() != "Data") continue;
       if (data_layer) {
         return InvalidArgument("the TRAIN net of '" + flags.Get("solver") +
-                               "' has more than one Data layer ('" + data_layer->name() +
-                               "', '" + layer.name() + "'); serve one with --source");
+                               "' has more than one Data layer ('" + data_layer->name() + "', '" +
+                               layer.name() + "'); serve one with --source");
       }
       data_layer = &layer;
     }
@@ -111,7 +111,8 @@ Status RunDataServer(const Flags& flags) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   if (!flags.Has("listen")) return InvalidArgument("--listen=tcp://ADDRESS:PORT is required");
-  DT_ASSIGN_OR_RETURN(DataServerEndpoint endpoint, ParseDataServerUri(flags.Get("listen"), /*listening=*/true));
+  DT_ASSIGN_OR_RETURN(DataServerEndpoint endpoint,
+                      ParseDataServerUri(flags.Get("listen"), /*listening=*/true));
   DataServerOptions options;
   options.host = endpoint.host;
   options.port = static_cast<uint16_t>(std::stoi(endpoint.port));
@@ -123,7 +124,8 @@ Status RunDataServer(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(options.max_clients, flags.GetInt("max-clients"));
   if (options.threads < 1 || options.queue_depth < 1 || idle < 1 || handshake < 1 ||
       options.max_clients < 1) {
-    return InvalidArgument("--threads, --queue-depth, --max-clients and the timeouts must be positive");
+    return InvalidArgument(
+        "--threads, --queue-depth, --max-clients and the timeouts must be positive");
   }
   options.idle_timeout_s = idle;
   options.handshake_timeout_s = handshake;
@@ -157,15 +159,19 @@ Command DataServerCommand() {
   return {"data-server",
           "serve minibatches of an LMDB to training ranks over TCP (docs/data-server.md)",
           "",
-          {{"listen", "tcp://ADDRESS:PORT to listen on; only that address is bound (port 0: any "
-                      "free port, printed)"},
+          {{"listen",
+            "tcp://ADDRESS:PORT to listen on; only that address is bound (port 0: any "
+            "free port, printed)"},
            {"source", "the LMDB to serve (with --solver: instead of its Data layer's source)"},
            {"batch-size", "the per-rank batch clients must ask for (required with --source)"},
            {"solver", "serve the TRAIN Data layer of this solver's net, with its transform"},
-           {"ship", "records (workers transform; default with --source) or floats (transformed "
-                    "here; default with --solver)"},
-           {"shuffle", "a new record order every epoch (drawn from --seed); the ranks still split "
-                       "each epoch disjointly", true},
+           {"ship",
+            "records (workers transform; default with --source) or floats (transformed "
+            "here; default with --solver)"},
+           {"shuffle",
+            "a new record order every epoch (drawn from --seed); the ranks still split "
+            "each epoch disjointly",
+            true},
            {"seed", "seed of --shuffle's orders", false, "1"},
            {"auth-file", "shared-secret file: only clients that know it may connect"},
            {"threads", "threads making and sending batches", false, "4"},

@@ -37,8 +37,8 @@ StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args,
     if (!spec) {
       std::string list;
       for (const FlagSpec& f : known) list += (list.empty() ? "--" : ", --") + f.name;
-      return InvalidArgument("unknown flag '" + arg + "'; this command takes: " +
-                             (list.empty() ? "no flags" : list));
+      return InvalidArgument("unknown flag '" + arg +
+                             "'; this command takes: " + (list.empty() ? "no flags" : list));
     }
     if (!has_value) {
       if (spec->is_bool) {

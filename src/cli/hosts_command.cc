@@ -1,5 +1,6 @@
 // dtrain hosts: an Open MPI hostfile from a list of names, the Slurm allocation it runs in, or
-// the output of `aws ec2 describe-instances`. The first host is the master (rank 0); it computes too.
+// the output of `aws ec2 describe-instances`. The first host is the master (rank 0); it computes
+// too.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -20,7 +21,8 @@ std::optional<std::string> Env(const char* name) {
   return value ? std::optional<std::string>(value) : std::nullopt;
 }
 
-StatusOr<std::vector<Host>> HostsFromEc2File(const std::string& path, const Flags& flags, int slots) {
+StatusOr<std::vector<Host>> HostsFromEc2File(const std::string& path, const Flags& flags,
+                                             int slots) {
   std::ifstream in(path);
   if (!in) return NotFound("cannot read EC2 instances file '" + path + "'");
   std::ostringstream text;
@@ -29,7 +31,8 @@ StatusOr<std::vector<Host>> HostsFromEc2File(const std::string& path, const Flag
   if (flags.Has("tag")) {
     DT_ASSIGN_OR_RETURN(tag, ParseEc2TagFilter(flags.Get("tag")));
   }
-  DT_ASSIGN_OR_RETURN(std::vector<std::string> addresses, Ec2PrivateAddresses(text.str(), path, tag));
+  DT_ASSIGN_OR_RETURN(std::vector<std::string> addresses,
+                      Ec2PrivateAddresses(text.str(), path, tag));
   std::vector<Host> hosts;
   for (const std::string& address : addresses) {
     DT_RETURN_IF_ERROR(CheckHostName(address).WithContext(path));
@@ -40,14 +43,15 @@ StatusOr<std::vector<Host>> HostsFromEc2File(const std::string& path, const Flag
 
 Status RunHosts(const Flags& flags) {
   if (!flags.positional().empty() || flags.has_dashdash()) {
-    return InvalidArgument("unexpected argument '" +
-                           (flags.positional().empty() ? std::string("--") : flags.positional()[0]) +
-                           "'");
+    return InvalidArgument(
+        "unexpected argument '" +
+        (flags.positional().empty() ? std::string("--") : flags.positional()[0]) + "'");
   }
   const int sources = flags.Has("list") + flags.GetBool("slurm") + flags.Has("ec2-json");
   if (sources != 1) {
-    return InvalidArgument("give exactly one source of hosts: --list=a,b,c, --slurm or "
-                           "--ec2-json=FILE");
+    return InvalidArgument(
+        "give exactly one source of hosts: --list=a,b,c, --slurm or "
+        "--ec2-json=FILE");
   }
   if (flags.Has("tag") && !flags.Has("ec2-json")) {
     return InvalidArgument("--tag filters EC2 instances; it needs --ec2-json");
@@ -61,9 +65,9 @@ Status RunHosts(const Flags& flags) {
   if (flags.Has("list")) {
     hosts = HostsFromList(flags.Get("list"), slots > 0 ? slots : 1);
   } else if (flags.GetBool("slurm")) {
-    hosts = HostsFromSlurm({Env("SLURM_JOB_NODELIST"), Env("SLURM_NTASKS_PER_NODE"),
-                            Env("SLURM_TASKS_PER_NODE")},
-                           slots);
+    hosts = HostsFromSlurm(
+        {Env("SLURM_JOB_NODELIST"), Env("SLURM_NTASKS_PER_NODE"), Env("SLURM_TASKS_PER_NODE")},
+        slots);
   } else {
     hosts = HostsFromEc2File(flags.Get("ec2-json"), flags, slots > 0 ? slots : 1);
   }
@@ -82,8 +86,9 @@ Command HostsCommand() {
           "(--list=a,b,c | --slurm | --ec2-json=FILE [--tag=KEY=VALUE])",
           {{"list", "comma-separated host names or addresses; the first is the master"},
            {"slurm", "the hosts of the Slurm allocation this runs in (SLURM_JOB_NODELIST)", true},
-           {"ec2-json", "the JSON of `aws ec2 describe-instances`: running instances' private "
-                        "addresses, ordered by launch time"},
+           {"ec2-json",
+            "the JSON of `aws ec2 describe-instances`: running instances' private "
+            "addresses, ordered by launch time"},
            {"tag", "with --ec2-json: only instances with this tag, KEY=VALUE"},
            {"slots", "ranks per host (default: Slurm's tasks per node under --slurm, else 1)"},
            {"output", "write the hostfile here, atomically (default: standard output)"}},

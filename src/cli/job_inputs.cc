@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "data/data_server_client.h"
-#include "dist/rank_paths.h"
+#include "distributed/rank_job.h"
+#include "net/net_filter.h"
 #include "net/read_net.h"
 #include "proto/solver.pb.h"
 #include "solver/upgrade_solver.h"
@@ -17,17 +18,13 @@ void Add(std::vector<std::string>* paths, const std::string& path) {
   }
 }
 
-// Whether `layer` is only in the TEST phase (so unused by a solver without test_iter).
-bool TestOnly(const LayerParameter& layer) {
-  return layer.include_size() > 0 &&
-         std::all_of(layer.include().begin(), layer.include().end(),
-                     [](const NetStateRule& rule) { return rule.has_phase() && rule.phase() == TEST; });
-}
-
 void AddNetInputs(const NetParameter& net, int rank, int world, bool with_test,
                   std::vector<std::string>* paths) {
+  NetState train;
+  train.set_phase(TRAIN);
   for (const LayerParameter& layer : net.layer()) {
-    if (!with_test && TestOnly(layer)) continue;
+    // A layer the TRAIN phase drops is unused by a solver that does not test.
+    if (!with_test && !StateKeepsLayer(train, layer)) continue;
     if (layer.type() == "Data" && !IsDataServerUri(layer.data_param().source())) {
       Add(paths, ExpandRankPattern(layer.data_param().source(), rank, world));
     } else if (layer.type() == "ImageData") {

@@ -147,8 +147,9 @@ Status RunPreflightOnHosts(const LaunchOptions& options, const LaunchPlan& plan,
     if (i == 0) {
       for (const std::string& p : DataServerInputPaths(options.data_server)) paths.push_back(p);
     }
-    runs.push_back(std::async(std::launch::async, Capture,
-                              PreflightArgv(options, options.hosts[i].name, mpirun, timeout_s, paths)));
+    runs.push_back(
+        std::async(std::launch::async, Capture,
+                   PreflightArgv(options, options.hosts[i].name, mpirun, timeout_s, paths)));
   }
   int failed = 0;
   std::string report;
@@ -160,7 +161,8 @@ Status RunPreflightOnHosts(const LaunchOptions& options, const LaunchPlan& plan,
       continue;
     }
     ++failed;
-    for (const std::string& problem : problems) report += "  " + options.hosts[i].name + ": " + problem + "\n";
+    for (const std::string& problem : problems)
+      report += "  " + options.hosts[i].name + ": " + problem + "\n";
   }
   std::printf("pre-flight on %zu host(s):\n%s", options.hosts.size(), report.c_str());
   std::fflush(stdout);
@@ -181,7 +183,8 @@ std::string ThisBinary() {
 
 StatusOr<LaunchOptions> OptionsFromFlags(const Flags& flags) {
   LaunchOptions options;
-  if (!flags.Has("hostfile")) return InvalidArgument("--hostfile=H is required (dtrain hosts writes one)");
+  if (!flags.Has("hostfile"))
+    return InvalidArgument("--hostfile=H is required (dtrain hosts writes one)");
   options.hostfile = flags.Get("hostfile");
   DT_ASSIGN_OR_RETURN(options.hosts, ReadHostfile(options.hostfile));
   DT_ASSIGN_OR_RETURN(options.np, flags.GetInt("np"));
@@ -189,7 +192,8 @@ StatusOr<LaunchOptions> OptionsFromFlags(const Flags& flags) {
   options.job = flags.after_dashdash();
   if (flags.Has("data-server")) {
     DT_ASSIGN_OR_RETURN(options.data_server, SplitShellWords(flags.Get("data-server")));
-    if (options.data_server.empty()) return InvalidArgument("--data-server needs the server's arguments");
+    if (options.data_server.empty())
+      return InvalidArgument("--data-server needs the server's arguments");
   }
   DT_ASSIGN_OR_RETURN(options.data_server_port, flags.GetInt("data-server-port"));
   DT_ASSIGN_OR_RETURN(options.threads_per_rank, flags.GetInt("threads-per-rank"));
@@ -234,10 +238,11 @@ Status RunLaunch(const Flags& flags) {
     DT_ASSIGN_OR_RETURN(plan, PlanLaunch(options));
   }
   if (flags.GetBool("dry-run")) {
-    std::printf("# %d rank(s) on %zu host(s); master %s%s\n%s", plan.ranks, options.hosts.size(),
-                plan.master.c_str(),
-                plan.data_server_uri.empty() ? "" : ("; data server " + plan.data_server_uri).c_str(),
-                FormatPlan(plan).c_str());
+    std::printf(
+        "# %d rank(s) on %zu host(s); master %s%s\n%s", plan.ranks, options.hosts.size(),
+        plan.master.c_str(),
+        plan.data_server_uri.empty() ? "" : ("; data server " + plan.data_server_uri).c_str(),
+        FormatPlan(plan).c_str());
     return Status::Ok();
   }
   DT_ASSIGN_OR_RETURN(int preflight_timeout, flags.GetInt("preflight-timeout"));
@@ -278,20 +283,23 @@ Command LaunchCommand() {
           "-- train --solver=S [train flags]",
           {{"hostfile", "Open MPI hostfile (HOST slots=N per line); the first host is the master"},
            {"np", "ranks; 0: every slot of the hostfile", false, "0"},
-           {"data-server", "start `dtrain data-server ARGS` on the master first (quoted as one "
-                           "argument; --listen defaults to tcp://MASTER:--data-server-port)"},
+           {"data-server",
+            "start `dtrain data-server ARGS` on the master first (quoted as one "
+            "argument; --listen defaults to tcp://MASTER:--data-server-port)"},
            {"data-server-port", "the data server's port when ARGS has no --listen", false, "5555"},
            {"threads-per-rank", "OMP_NUM_THREADS and --threads of every rank; 0: dtrain's default",
             false, "0"},
            {"bind", "core: bind each rank to its cores; none", false, "core"},
            {"interface", "network interface for MPI's traffic (checked to be up on every host)"},
            {"forward-env", "environment variables passed on to every rank (space-separated)"},
-           {"launcher", "auto (srun inside a Slurm allocation, else mpirun), mpirun or srun",
-            false, "auto"},
+           {"launcher", "auto (srun inside a Slurm allocation, else mpirun), mpirun or srun", false,
+            "auto"},
            {"mpirun", "the mpirun to use", false, "mpirun"},
            {"dtrain", "the dtrain binary on the hosts (default: this one's path)"},
-           {"per-worker-files", "write a solver, net and image list per rank from the job's "
-                                "solver (--solver=S) and run with those", true},
+           {"per-worker-files",
+            "write a solver, net and image list per rank from the job's "
+            "solver (--solver=S) and run with those",
+            true},
            {"work-dir", "where --per-worker-files writes (default: S's folder/per_worker)"},
            {"seed", "seed of --per-worker-files' list shuffle", false, "1"},
            {"dry-run", "print the commands, run nothing", true},

@@ -8,8 +8,8 @@
 namespace {
 
 std::vector<dtrain::Command> AllCommands() {
-  return {dtrain::TrainCommand(),   dtrain::TestCommand(),        dtrain::TimeCommand(),
-          dtrain::CheckCommand(),   dtrain::ConvertCommand(),     dtrain::ComputeMeanCommand(),
+  return {dtrain::TrainCommand(),      dtrain::TestCommand(),    dtrain::TimeCommand(),
+          dtrain::CheckCommand(),      dtrain::ConvertCommand(), dtrain::ComputeMeanCommand(),
           dtrain::DataServerCommand(), dtrain::HostsCommand(),   dtrain::LaunchCommand(),
           dtrain::PreflightCommand(),  dtrain::VersionCommand(), dtrain::SplitListCommand()};
 }
@@ -22,7 +22,8 @@ std::vector<dtrain::CommandGroup> AllGroups() {
 void PrintUsage(const std::vector<dtrain::Command>& commands,
                 const std::vector<dtrain::CommandGroup>& groups) {
   std::fprintf(stderr, "usage: dtrain <command> [flags]\n\ncommands:\n");
-  for (const auto& c : commands) std::fprintf(stderr, "  %-20s %s\n", c.name.c_str(), c.summary.c_str());
+  for (const auto& c : commands)
+    std::fprintf(stderr, "  %-20s %s\n", c.name.c_str(), c.summary.c_str());
   for (const auto& g : groups) {
     for (const auto& c : g.commands) {
       std::fprintf(stderr, "  %-20s %s\n", (g.name + " " + c.name).c_str(), c.summary.c_str());
@@ -77,14 +78,16 @@ int main(int argc, char** argv) {
     const std::string sub = args.empty() ? "" : args[0];
     for (const auto& command : group.commands) {
       if (command.name == sub) {
-        return Run(command, name + " " + sub, std::vector<std::string>(args.begin() + 1, args.end()));
+        return Run(command, name + " " + sub,
+                   std::vector<std::string>(args.begin() + 1, args.end()));
       }
     }
     const bool help = sub == "--help" || sub == "-h" || sub == "help";
     std::FILE* out = help ? stdout : stderr;
     if (!help) {
-      std::fprintf(out, "dtrain %s: %s\n\n", name.c_str(),
-                   sub.empty() ? "needs a subcommand" : ("unknown subcommand '" + sub + "'").c_str());
+      std::fprintf(
+          out, "dtrain %s: %s\n\n", name.c_str(),
+          sub.empty() ? "needs a subcommand" : ("unknown subcommand '" + sub + "'").c_str());
     }
     std::fprintf(out, "usage: dtrain %s <subcommand> [flags]\n%s\n\nsubcommands:\n", name.c_str(),
                  group.summary.c_str());

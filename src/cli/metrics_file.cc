@@ -21,9 +21,12 @@ void MetricsFile::WriteLine(const std::string& line) {
 }
 
 void MetricsFile::WriteTrain(const IterationReport& r) {
-  nlohmann::json j = {{"event", "train"},          {"iter", r.iter},
-                      {"loss", r.loss},            {"lr", r.learning_rate},
-                      {"images_per_s", r.images_per_second}, {"seconds_left", r.seconds_left}};
+  nlohmann::json j = {{"event", "train"},
+                      {"iter", r.iter},
+                      {"loss", r.loss},
+                      {"lr", r.learning_rate},
+                      {"images_per_s", r.images_per_second},
+                      {"seconds_left", r.seconds_left}};
   for (const NamedValue& v : r.outputs) j["outputs"][v.name] = v.value;
   if (r.ranks > 1) {
     j["ranks"] = r.ranks;

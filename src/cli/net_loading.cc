@@ -41,10 +41,11 @@ Status LoadWeights(const std::string& list, bool strict, Net* net) {
   size_t start = 0;
   while (start <= list.size()) {
     const size_t comma = list.find(',', start);
-    const std::string path = list.substr(start, comma == std::string::npos ? std::string::npos
-                                                                            : comma - start);
+    const std::string path =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (path.empty()) {
-      return InvalidArgument("--weights '" + list + "' holds an empty file name (the list is "
+      return InvalidArgument("--weights '" + list +
+                             "' holds an empty file name (the list is "
                              "comma-separated .caffemodel paths)");
     }
     {
@@ -52,7 +53,8 @@ Status LoadWeights(const std::string& list, bool strict, Net* net) {
       WeightsMatch match;
       DT_RETURN_IF_ERROR(net->CopyTrainedLayersFrom(weights, &match).WithContext(path));
       if (match.copied.empty()) {
-        return InvalidArgument(path + ": no layer of this weights file has a namesake with "
+        return InvalidArgument(path +
+                               ": no layer of this weights file has a namesake with "
                                "parameters in the net, so it would copy nothing (is it another "
                                "net's file?); its layers with parameters: " +
                                (match.ignored_with_params.empty()
@@ -115,8 +117,8 @@ void LogEngineChoices(const Net& net, bool verbose) {
     if (report.empty()) continue;
     ++counts[report.substr(0, report.find(' '))];
     if (verbose) {
-      DT_LOG(INFO) << "engine: " << net.name() << " / " << layer->name() << " ("
-                   << layer->type() << "): " << report;
+      DT_LOG(INFO) << "engine: " << net.name() << " / " << layer->name() << " (" << layer->type()
+                   << "): " << report;
     }
   }
   std::string summary;

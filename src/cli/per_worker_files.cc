@@ -5,7 +5,7 @@
 
 #include "core/proto_io.h"
 #include "data/image_list.h"
-#include "dist/rank_paths.h"
+#include "distributed/rank_job.h"
 #include "net/read_net.h"
 #include "proto/solver.pb.h"
 #include "solver/upgrade_solver.h"
@@ -53,7 +53,8 @@ StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ra
     const std::string& list = layer.image_data_param().source();
     if (list.find("%#") != std::string::npos) continue;
     std::vector<std::string> shards;
-    for (int r = 0; r < ranks; ++r) shards.push_back(RankFile(dir, FileStem(layer.name()), r, ".txt"));
+    for (int r = 0; r < ranks; ++r)
+      shards.push_back(RankFile(dir, FileStem(layer.name()), r, ".txt"));
     for (const std::string& shard : shards) std::filesystem::remove(shard, ec);
     DT_RETURN_IF_ERROR(SplitImageList(list, shards, seed, /*shuffle=*/true));
     split_layers.push_back(layer.name());
@@ -61,17 +62,9 @@ StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ra
 
   for (int rank = 0; rank < ranks; ++rank) {
     SolverParameter mine = solver;
-    if (!mine.has_net_param() && mine.net().find("%#") == std::string::npos) {
-      *mine.mutable_net_param() = net;
-      mine.clear_net();
-    }
     std::set<std::string> per_rank_layers;
     DT_RETURN_IF_ERROR(ExpandRankPatterns(&mine, rank, ranks, &per_rank_layers));
-    if (!mine.has_net_param()) {  // a %# net file: ExpandRankPatterns inlined it, or read it here
-      DT_ASSIGN_OR_RETURN(const NetParameter own, ReadNetParameter(mine.net()));
-      *mine.mutable_net_param() = own;
-      mine.clear_net();
-    }
+    DT_RETURN_IF_ERROR(InlineNetFiles(&mine));  // the rank's net file, when it has not been
     for (LayerParameter& layer : *mine.mutable_net_param()->mutable_layer()) {
       for (const std::string& name : split_layers) {
         if (layer.name() == name && layer.type() == "ImageData") {

@@ -26,8 +26,10 @@ Status RunPreflight(const Flags& flags) {
   request.paths = flags.positional();
   request.interface = flags.Get("interface");
   const std::vector<std::string> problems = PreflightProblems(request);
-  for (const std::string& problem : problems) std::printf("preflight problem: %s\n", problem.c_str());
-  if (problems.empty()) std::printf("preflight ok: %s, dtrain %s\n", HostName().c_str(), DTRAIN_VERSION);
+  for (const std::string& problem : problems)
+    std::printf("preflight problem: %s\n", problem.c_str());
+  if (problems.empty())
+    std::printf("preflight ok: %s, dtrain %s\n", HostName().c_str(), DTRAIN_VERSION);
   std::fflush(stdout);
   if (!problems.empty()) {
     return InvalidArgument(std::to_string(problems.size()) + " problem(s) on " + HostName());

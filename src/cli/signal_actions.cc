@@ -7,7 +7,7 @@
 namespace dtrain {
 namespace {
 
-volatile std::sig_atomic_t g_stop_requested = 0;      // process-wide: signals are too
+volatile std::sig_atomic_t g_stop_requested = 0;  // process-wide: signals are too
 volatile std::sig_atomic_t g_snapshot_requested = 0;
 
 void HandleSignal(int signal) {

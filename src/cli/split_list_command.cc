@@ -2,7 +2,7 @@
 // per-rank list (`source: "train_%#.txt"`), the ImageNet workflow of docs/distributed.md.
 #include "cli/command.h"
 #include "data/image_list.h"
-#include "dist/rank_paths.h"
+#include "distributed/rank_job.h"
 
 namespace dtrain {
 namespace {

@@ -12,8 +12,9 @@ Status RunTest(const Flags& flags) {
   DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
   DT_ASSIGN_OR_RETURN(int iterations, flags.GetInt("iterations"));
   if (iterations <= 0) return InvalidArgument("--iterations must be positive");
-  DT_ASSIGN_OR_RETURN(auto net, LoadNetForPhase(flags.Get("model"), TEST, flags.Get("weights"),
-                                                flags.GetBool("weights-strict"), flags.Get("engine")));
+  DT_ASSIGN_OR_RETURN(auto net,
+                      LoadNetForPhase(flags.Get("model"), TEST, flags.Get("weights"),
+                                      flags.GetBool("weights-strict"), flags.Get("engine")));
   LogEngineChoices(*net, flags.GetBool("verbose"));
   DT_LOG(INFO) << "Running for " << iterations << " iterations.";
   std::vector<double> sums;
@@ -53,12 +54,15 @@ Command TestCommand() {
           "",
           {{"model", "net prototxt"},
            {"weights", "trained .caffemodel"},
-           {"weights-strict", "a layer of the net or of the file with parameters and no namesake "
-                              "on the other side is an error", true},
+           {"weights-strict",
+            "a layer of the net or of the file with parameters and no namesake "
+            "on the other side is an error",
+            true},
            {"iterations", "number of batches", false, "50"},
            {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
-           {"engine", "force one engine on every layer: onednn or reference (default: each "
-                      "layer's own choice)"},
+           {"engine",
+            "force one engine on every layer: onednn or reference (default: each "
+            "layer's own choice)"},
            {"verbose", "list which implementation each layer runs and why others declined", true},
            {"gpu", "accepted for Caffe compatibility; dtrain runs on the CPU"}},
           RunTest};

@@ -37,8 +37,9 @@ Status RunTime(const Flags& flags) {
   DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
   DT_ASSIGN_OR_RETURN(int iterations, flags.GetInt("iterations"));
   if (iterations <= 0) return InvalidArgument("--iterations must be positive");
-  DT_ASSIGN_OR_RETURN(auto net, LoadNetForPhase(flags.Get("model"), TRAIN, flags.Get("weights"),
-                                                flags.GetBool("weights-strict"), flags.Get("engine")));
+  DT_ASSIGN_OR_RETURN(auto net,
+                      LoadNetForPhase(flags.Get("model"), TRAIN, flags.Get("weights"),
+                                      flags.GetBool("weights-strict"), flags.Get("engine")));
   LogEngineChoices(*net, flags.GetBool("verbose"));
   const auto& layers = net->layers();
   const size_t n = layers.size();
@@ -111,8 +112,8 @@ Status RunTime(const Flags& flags) {
   }
   const LayerWork both{conv.ms + dense.ms, conv.flops + dense.flops};
   if (both.ms > 0) {
-    DT_LOG(INFO) << "Convolution and InnerProduct layers: " << both.ms
-                 << " ms forward+backward, " << both.flops / both.ms / 1e6 << " GFLOP/s";
+    DT_LOG(INFO) << "Convolution and InnerProduct layers: " << both.ms << " ms forward+backward, "
+                 << both.flops / both.ms / 1e6 << " GFLOP/s";
   }
   const double per_iter = total_ms / iterations;
   const int batch = net->top_vecs().empty() || net->top_vecs()[0].empty() ||
@@ -136,12 +137,15 @@ Command TimeCommand() {
           "",
           {{"model", "net prototxt (TRAIN phase is timed)"},
            {"weights", "optional .caffemodel"},
-           {"weights-strict", "a layer of the net or of the file with parameters and no namesake "
-                              "on the other side is an error", true},
+           {"weights-strict",
+            "a layer of the net or of the file with parameters and no namesake "
+            "on the other side is an error",
+            true},
            {"iterations", "timed iterations", false, "50"},
            {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
-           {"engine", "force one engine on every layer: onednn or reference (default: each "
-                      "layer's own choice)"},
+           {"engine",
+            "force one engine on every layer: onednn or reference (default: each "
+            "layer's own choice)"},
            {"verbose", "list which implementation each layer runs and why others declined", true},
            {"gpu", "accepted for Caffe compatibility; dtrain runs on the CPU"}},
           RunTime};

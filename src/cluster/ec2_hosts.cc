@@ -17,14 +17,16 @@ struct Instance {
 };
 
 // A string field of `object`, or "" when absent; an error when present but not a string.
-StatusOr<std::string> OptionalString(const json& object, const char* key, const std::string& where) {
+StatusOr<std::string> OptionalString(const json& object, const char* key,
+                                     const std::string& where) {
   auto it = object.find(key);
   if (it == object.end()) return std::string();
   if (!it->is_string()) return InvalidArgument(where + ": " + key + " is not a string");
   return it->get<std::string>();
 }
 
-StatusOr<std::string> RequiredString(const json& object, const char* key, const std::string& where) {
+StatusOr<std::string> RequiredString(const json& object, const char* key,
+                                     const std::string& where) {
   if (!object.contains(key)) return InvalidArgument(where + ": no " + key);
   return OptionalString(object, key, where);
 }
@@ -55,8 +57,8 @@ StatusOr<Ec2TagFilter> ParseEc2TagFilter(const std::string& text) {
 }
 
 StatusOr<std::vector<std::string>> Ec2PrivateAddresses(const std::string& json_text,
-                                                        const std::string& origin,
-                                                        const std::optional<Ec2TagFilter>& tag) {
+                                                       const std::string& origin,
+                                                       const std::optional<Ec2TagFilter>& tag) {
   json root;
   try {
     root = json::parse(json_text);
@@ -90,7 +92,8 @@ StatusOr<std::vector<std::string>> Ec2PrivateAddresses(const std::string& json_t
       if (!instance.contains("State") || !instance["State"].is_object()) {
         return InvalidArgument(named + ": no State object");
       }
-      DT_ASSIGN_OR_RETURN(std::string state, RequiredString(instance["State"], "Name", named + ".State"));
+      DT_ASSIGN_OR_RETURN(std::string state,
+                          RequiredString(instance["State"], "Name", named + ".State"));
       if (state != "running") continue;
       ++running;
       if (tag) {

@@ -34,9 +34,10 @@ StatusOr<Ec2TagFilter> ParseEc2TagFilter(const std::string& text);
 
 // The private addresses of the running (and matching) instances in `json_text`, in the order
 // above. `origin` (the file name) starts every error: "instances.json: Reservations[0].Instances[1]
-// (i-0abc...): no PrivateIpAddress". None matching is an error that says how many instances there were.
+// (i-0abc...): no PrivateIpAddress". None matching is an error that says how many instances there
+// were.
 StatusOr<std::vector<std::string>> Ec2PrivateAddresses(const std::string& json_text,
-                                                        const std::string& origin,
-                                                        const std::optional<Ec2TagFilter>& tag);
+                                                       const std::string& origin,
+                                                       const std::optional<Ec2TagFilter>& tag);
 
 }  // namespace dtrain

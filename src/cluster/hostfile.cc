@@ -13,7 +13,8 @@ namespace {
 
 // An integer in [1, kMaxSlotsPerHost], or -1.
 int ParseCount(const std::string& text) {
-  if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos) {
+  if (text.empty() || text.size() > 6 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
     return -1;
   }
   const int value = std::stoi(text);
@@ -62,7 +63,8 @@ Status CheckHostName(const std::string& name) {
     start = dot + 1;
   }
   if (valid) return Status::Ok();
-  return InvalidArgument("'" + Escaped(name) + "' is not a host name or address (RFC 1123: "
+  return InvalidArgument("'" + Escaped(name) +
+                         "' is not a host name or address (RFC 1123: "
                          "letters, digits, '-' and '.'; or an IPv4/IPv6 address)");
 }
 

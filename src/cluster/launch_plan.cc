@@ -54,7 +54,8 @@ std::vector<std::string> SrunPlacement(const LaunchOptions& options, int ranks) 
 
 StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& options) {
   if (options.hosts.empty()) return InvalidArgument("no hosts to launch on");
-  if (options.job.empty()) return InvalidArgument("no job: give the dtrain command after --, e.g. -- train --solver=S");
+  if (options.job.empty())
+    return InvalidArgument("no job: give the dtrain command after --, e.g. -- train --solver=S");
   if (options.job[0] != "train" && options.job[0] != "test" && options.job[0] != "time") {
     return InvalidArgument("the job must be a dtrain train, test or time command, not '" +
                            options.job[0] + "'");
@@ -62,7 +63,8 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& options) {
   if (options.bind != "core" && options.bind != "none") {
     return InvalidArgument("--bind must be core or none, not '" + options.bind + "'");
   }
-  if (options.threads_per_rank < 0) return InvalidArgument("--threads-per-rank must not be negative");
+  if (options.threads_per_rank < 0)
+    return InvalidArgument("--threads-per-rank must not be negative");
   const int slots = TotalSlots(options.hosts);
   LaunchPlan plan;
   plan.ranks = options.np > 0 ? options.np : slots;
@@ -105,8 +107,8 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& options) {
     plan.steps.push_back({"data server", argv});
   }
 
-  std::vector<std::string> train = options.slurm ? SrunPlacement(options, plan.ranks)
-                                                 : MpirunPlacement(options, plan.ranks);
+  std::vector<std::string> train =
+      options.slurm ? SrunPlacement(options, plan.ranks) : MpirunPlacement(options, plan.ranks);
   train.push_back(options.dtrain);
   train.insert(train.end(), options.job.begin(), options.job.end());
   if (options.threads_per_rank > 0 && !HasFlag(options.job, "threads")) {

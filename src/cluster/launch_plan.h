@@ -21,30 +21,30 @@ namespace dtrain {
 
 struct LaunchOptions {
   std::vector<Host> hosts;
-  std::string hostfile;            // the file `hosts` came from, handed to mpirun
-  int np = 0;                      // ranks; 0: every slot
-  std::string dtrain = "dtrain";   // the dtrain binary, the same path on every host
-  std::vector<std::string> job;    // the dtrain command to run: {"train", "--solver=S", ...}
+  std::string hostfile;                  // the file `hosts` came from, handed to mpirun
+  int np = 0;                            // ranks; 0: every slot
+  std::string dtrain = "dtrain";         // the dtrain binary, the same path on every host
+  std::vector<std::string> job;          // the dtrain command to run: {"train", "--solver=S", ...}
   std::vector<std::string> data_server;  // `dtrain data-server` arguments; empty: no server
-  int data_server_port = 5555;     // when data_server has no --listen
-  int threads_per_rank = 0;        // OMP_NUM_THREADS and --threads; 0: dtrain's default
-  std::string bind = "core";       // core: each rank on threads_per_rank cores; none
-  std::string interface;           // network interface for MPI's traffic; empty: any
+  int data_server_port = 5555;           // when data_server has no --listen
+  int threads_per_rank = 0;              // OMP_NUM_THREADS and --threads; 0: dtrain's default
+  std::string bind = "core";             // core: each rank on threads_per_rank cores; none
+  std::string interface;                 // network interface for MPI's traffic; empty: any
   std::vector<std::string> forward_env;  // variables passed on to every rank
-  bool slurm = false;              // inside a Slurm allocation: srun instead of mpirun
+  bool slurm = false;                    // inside a Slurm allocation: srun instead of mpirun
   std::string mpirun = "mpirun";
 };
 
 struct LaunchStep {
-  std::string role;                // "data server", "training"
+  std::string role;  // "data server", "training"
   std::vector<std::string> argv;
 };
 
 struct LaunchPlan {
   int ranks = 0;
   std::string master;
-  std::string data_server_uri;     // tcp://MASTER:PORT, when there is a data server
-  std::vector<LaunchStep> steps;   // in order: the data server (in the background), training
+  std::string data_server_uri;    // tcp://MASTER:PORT, when there is a data server
+  std::vector<LaunchStep> steps;  // in order: the data server (in the background), training
   // Host i runs ranks first_rank[i] .. first_rank[i] + ranks_on[i] - 1.
   std::vector<int> first_rank;
   std::vector<int> ranks_on;

@@ -23,7 +23,8 @@ std::string S3Bucket(const std::string& url) {
 
 Status CheckS3Url(const std::string& flag, const std::string& url) {
   if (!Matches(url, "s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/[A-Za-z0-9!_.*'()/+=@,-]+")) {
-    return InvalidArgument(flag + " '" + url + "': expected s3://BUCKET/KEY (a bucket name of "
+    return InvalidArgument(flag + " '" + url +
+                           "': expected s3://BUCKET/KEY (a bucket name of "
                            "3 to 63 lowercase letters, digits, '.' and '-')");
   }
   return Status::Ok();
@@ -32,15 +33,18 @@ Status CheckS3Url(const std::string& flag, const std::string& url) {
 Yaml S3Access(const std::vector<std::string>& buckets) {
   Yaml list = Yaml::List();
   for (const std::string& bucket : buckets) {
-    list.Add(Yaml::Map().Set("BucketName", Yaml::String(bucket)).Set("EnableWriteAccess", Yaml::Bool(false)));
+    list.Add(Yaml::Map()
+                 .Set("BucketName", Yaml::String(bucket))
+                 .Set("EnableWriteAccess", Yaml::Bool(false)));
   }
   return list;
 }
 
 Yaml OnNodeConfigured(const std::string& script, const std::string& role) {
-  return Yaml::Map().Set(
-      "OnNodeConfigured",
-      Yaml::Map().Set("Script", Yaml::String(script)).Set("Args", Yaml::List().Add(Yaml::String(role))));
+  return Yaml::Map().Set("OnNodeConfigured",
+                         Yaml::Map()
+                             .Set("Script", Yaml::String(script))
+                             .Set("Args", Yaml::List().Add(Yaml::String(role))));
 }
 
 }  // namespace
@@ -52,8 +56,8 @@ StatusOr<ParallelClusterFiles> ParallelClusterConfig(const ParallelClusterOption
   }
   const Ec2InstanceType* compute = FindEc2InstanceType(o.instance_type);
   if (!compute) {
-    return InvalidArgument("--instance-type '" + o.instance_type + "' is not one dtrain knows; known: " +
-                           Ec2InstanceTypeNames());
+    return InvalidArgument("--instance-type '" + o.instance_type +
+                           "' is not one dtrain knows; known: " + Ec2InstanceTypeNames());
   }
   if (o.efa && !compute->efa) {
     std::string with;
@@ -62,33 +66,38 @@ StatusOr<ParallelClusterFiles> ParallelClusterConfig(const ParallelClusterOption
     }
     return InvalidArgument("--efa: " + o.instance_type + " has no EFA; types with EFA: " + with);
   }
-  const Ec2InstanceType* head = o.head_instance_type.empty() ? SmallestWithCpu(compute->cpu, 4)
-                                                             : FindEc2InstanceType(o.head_instance_type);
+  const Ec2InstanceType* head = o.head_instance_type.empty()
+                                    ? SmallestWithCpu(compute->cpu, 4)
+                                    : FindEc2InstanceType(o.head_instance_type);
   if (!head) {
     return InvalidArgument("--head-instance-type '" + o.head_instance_type +
                            "' is not one dtrain knows; known: " + Ec2InstanceTypeNames());
   }
   if (std::string(head->name).rfind("hpc", 0) == 0) {
-    return InvalidArgument("--head-instance-type " + std::string(head->name) +
-                           " is an HPC type: ParallelCluster refuses hpc6id for a head node, and the "
-                           "others idle at HPC prices; use e.g. " +
-                           SmallestWithCpu(head->cpu, 4)->name);
+    return InvalidArgument(
+        "--head-instance-type " + std::string(head->name) +
+        " is an HPC type: ParallelCluster refuses hpc6id for a head node, and the "
+        "others idle at HPC prices; use e.g. " +
+        SmallestWithCpu(head->cpu, 4)->name);
   }
   if (std::string(head->cpu) != compute->cpu) {
-    return InvalidArgument("--head-instance-type " + std::string(head->name) + " has a " + head->cpu +
-                           " processor, the compute nodes (" + compute->name + ") a " + compute->cpu +
-                           " one: the head node builds dtrain for its own processor (-march=native) "
-                           "and the compute nodes run that build, so they must match");
+    return InvalidArgument(
+        "--head-instance-type " + std::string(head->name) + " has a " + head->cpu +
+        " processor, the compute nodes (" + compute->name + ") a " + compute->cpu +
+        " one: the head node builds dtrain for its own processor (-march=native) "
+        "and the compute nodes run that build, so they must match");
   }
   if (!Matches(o.region, "[a-z]{2}(-gov)?-[a-z]+-[0-9]")) {
     return InvalidArgument("--region '" + o.region + "': expected a region name like us-east-1");
   }
   if (!Matches(o.subnet, "subnet-([0-9a-f]{8}|[0-9a-f]{17})")) {
-    return InvalidArgument("--subnet '" + o.subnet + "': expected subnet- and 8 or 17 hex digits "
+    return InvalidArgument("--subnet '" + o.subnet +
+                           "': expected subnet- and 8 or 17 hex digits "
                            "(subnet-0123456789abcdef0)");
   }
   if (!Matches(o.key_name, "[A-Za-z0-9._@+=,:-]{1,255}")) {
-    return InvalidArgument("--key-name '" + o.key_name + "': expected the name of an EC2 key pair "
+    return InvalidArgument("--key-name '" + o.key_name +
+                           "': expected the name of an EC2 key pair "
                            "(letters, digits and ._@+=,:- only)");
   }
   if (o.shared_storage != "efs" && o.shared_storage != "fsx") {
@@ -104,7 +113,8 @@ StatusOr<ParallelClusterFiles> ParallelClusterConfig(const ParallelClusterOption
     bootstrap = "s3://" + std::string(kPlaceholderBucket) + "/dtrain/bootstrap.sh";
     files.notes.push_back("cluster.yaml names " + bootstrap +
                           " as the nodes' bootstrap: replace it (and the bucket " +
-                          kPlaceholderBucket + ") with where you upload bootstrap.sh, or rerun "
+                          kPlaceholderBucket +
+                          ") with where you upload bootstrap.sh, or rerun "
                           "with --bootstrap-s3=s3://BUCKET/KEY");
   } else {
     DT_RETURN_IF_ERROR(CheckS3Url("--bootstrap-s3", bootstrap));
@@ -112,22 +122,26 @@ StatusOr<ParallelClusterFiles> ParallelClusterConfig(const ParallelClusterOption
   std::string source = o.source;
   if (source.empty()) {
     source = bootstrap.substr(0, bootstrap.rfind('/') + 1) + "dtrain-src.tar.gz";
-    files.notes.push_back("bootstrap.sh fetches dtrain's source from " + source +
-                          ": upload it there (git archive --format=tar.gz -o dtrain-src.tar.gz HEAD)"
-                          ", or rerun with --source=URL");
+    files.notes.push_back(
+        "bootstrap.sh fetches dtrain's source from " + source +
+        ": upload it there (git archive --format=tar.gz -o dtrain-src.tar.gz HEAD)"
+        ", or rerun with --source=URL");
   } else if (source.rfind("s3://", 0) == 0) {
     DT_RETURN_IF_ERROR(CheckS3Url("--source", source));
   } else if (!Matches(source, "(https://|git@)[A-Za-z0-9._@:/~+-]+")) {
-    return InvalidArgument("--source '" + source +
-                           "': expected s3://BUCKET/KEY.tar.gz or a git URL (https://... or git@...)");
+    return InvalidArgument(
+        "--source '" + source +
+        "': expected s3://BUCKET/KEY.tar.gz or a git URL (https://... or git@...)");
   }
   if (o.os == "alinux2") {
-    files.notes.push_back("alinux2: bootstrap.sh installs packages with apt (scripts/install-deps.sh "
-                          "is for Debian and Ubuntu), so on Amazon Linux 2 it only fetches the source; "
-                          "install the dependencies and build by hand, or use --os=ubuntu2204");
+    files.notes.push_back(
+        "alinux2: bootstrap.sh installs packages with apt (scripts/install-deps.sh "
+        "is for Debian and Ubuntu), so on Amazon Linux 2 it only fetches the source; "
+        "install the dependencies and build by hand, or use --os=ubuntu2204");
   }
   std::vector<std::string> buckets = {S3Bucket(bootstrap)};
-  if (!S3Bucket(source).empty() && S3Bucket(source) != buckets[0]) buckets.push_back(S3Bucket(source));
+  if (!S3Bucket(source).empty() && S3Bucket(source) != buckets[0])
+    buckets.push_back(S3Bucket(source));
 
   Yaml config = Yaml::Map();
   config.Set("Region", Yaml::String(o.region));
@@ -184,10 +198,11 @@ StatusOr<ParallelClusterFiles> ParallelClusterConfig(const ParallelClusterOption
   config.Set("SharedStorage", Yaml::List().Add(storage),
              "On every node at /shared: dtrain's source and build, data, snapshots.");
 
-  config.Set("DevSettings",
-             Yaml::Map().Set("Timeouts", Yaml::Map().Set("HeadNodeBootstrapTimeout", Yaml::Int(3600))),
-             "The head node installs dtrain's packages and builds it while the cluster is\n"
-             "created: allow it an hour (ParallelCluster's default is 30 minutes).");
+  config.Set(
+      "DevSettings",
+      Yaml::Map().Set("Timeouts", Yaml::Map().Set("HeadNodeBootstrapTimeout", Yaml::Int(3600))),
+      "The head node installs dtrain's packages and builds it while the cluster is\n"
+      "created: allow it an hour (ParallelCluster's default is 30 minutes).");
 
   files.cluster_yaml =
       "# AWS ParallelCluster 3 configuration for dtrain, written by `dtrain cluster aws`.\n"

@@ -26,17 +26,17 @@ namespace dtrain {
 constexpr int kMaxParallelClusterNodes = 1000;
 
 struct ParallelClusterOptions {
-  int nodes = 0;                  // 1..kMaxParallelClusterNodes
-  std::string instance_type;      // compute nodes; a type of ec2_instance_types.h
-  std::string key_name;           // EC2 key pair for ssh to the head node
-  std::string subnet;             // "subnet-0123abcd...": head node and compute nodes
-  std::string region;             // "us-east-1"
-  bool efa = false;               // EFA on the compute nodes (the type must have it)
+  int nodes = 0;                       // 1..kMaxParallelClusterNodes
+  std::string instance_type;           // compute nodes; a type of ec2_instance_types.h
+  std::string key_name;                // EC2 key pair for ssh to the head node
+  std::string subnet;                  // "subnet-0123abcd...": head node and compute nodes
+  std::string region;                  // "us-east-1"
+  bool efa = false;                    // EFA on the compute nodes (the type must have it)
   std::string shared_storage = "efs";  // "efs" or "fsx"
   std::string head_instance_type;      // "": the smallest known type with the compute processor
   std::string os = "ubuntu2204";       // "ubuntu2204" or "alinux2"
   std::string bootstrap_s3;  // where bootstrap.sh will be: "s3://bucket/key"; "": a placeholder
-  std::string source;        // dtrain's source: s3://... .tar.gz or a git URL; "": next to bootstrap
+  std::string source;  // dtrain's source: s3://... .tar.gz or a git URL; "": next to bootstrap
 };
 
 struct ParallelClusterFiles {

@@ -22,8 +22,8 @@ std::string NetworkInterfaces() {
 std::vector<std::string> PreflightProblems(const PreflightRequest& request) {
   std::vector<std::string> problems;
   if (!request.expected_version.empty() && request.version != request.expected_version) {
-    problems.push_back("dtrain version " + request.version + " here, " +
-                       request.expected_version + " on the launching host");
+    problems.push_back("dtrain version " + request.version + " here, " + request.expected_version +
+                       " on the launching host");
   }
   for (const std::string& path : request.paths) {
     std::error_code ec;
@@ -37,8 +37,8 @@ std::vector<std::string> PreflightProblems(const PreflightRequest& request) {
     std::ifstream state("/sys/class/net/" + request.interface + "/operstate");
     std::string operstate;
     if (!state || !(state >> operstate)) {
-      problems.push_back("network interface '" + request.interface + "' does not exist (this host has: " +
-                         NetworkInterfaces() + ")");
+      problems.push_back("network interface '" + request.interface +
+                         "' does not exist (this host has: " + NetworkInterfaces() + ")");
     } else if (operstate != "up" && operstate != "unknown") {  // loopback says "unknown"
       problems.push_back("network interface '" + request.interface + "' is " + operstate);
     }

@@ -14,7 +14,7 @@ struct PreflightRequest {
   std::string version;           // this binary's version
   std::string expected_version;  // the launching host's; empty: not checked
   std::vector<std::string> paths;
-  std::string interface;         // empty: not checked
+  std::string interface;  // empty: not checked
 };
 
 std::vector<std::string> PreflightProblems(const PreflightRequest& request);

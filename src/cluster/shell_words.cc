@@ -1,6 +1,5 @@
 #include "cluster/shell_words.h"
 
-
 namespace dtrain {
 
 StatusOr<std::vector<std::string>> SplitShellWords(const std::string& text) {

@@ -5,7 +5,7 @@
 namespace dtrain {
 namespace {
 
-constexpr long kMaxRange = 65536;     // Slurm's MAX_RANGE: hosts in one LO-HI range
+constexpr long kMaxRange = 65536;      // Slurm's MAX_RANGE: hosts in one LO-HI range
 constexpr size_t kMaxHosts = 1 << 18;  // ours: guards memory against "n[0-65535][0-65535]"
 
 bool AllDigits(const std::string& text) {
@@ -58,9 +58,10 @@ Status ExpandItem(const std::string& item, std::vector<std::string>* hosts) {
   while (pos < item.size()) {
     const size_t open = item.find_first_of("[]", pos);
     if (open != std::string::npos && item[open] == ']') return error("']' without '['");
-    const std::string text = item.substr(pos, open == std::string::npos ? std::string::npos
-                                                                          : open - pos);
-    if (open == std::string::npos && pos > 0) return error("text '" + text + "' after the last ']'");
+    const std::string text =
+        item.substr(pos, open == std::string::npos ? std::string::npos : open - pos);
+    if (open == std::string::npos && pos > 0)
+      return error("text '" + text + "' after the last ']'");
     for (std::string& name : names) name += text;
     if (open == std::string::npos) break;
     const size_t close = item.find_first_of("[]", open + 1);
@@ -134,7 +135,8 @@ StatusOr<std::vector<int>> ExpandSlurmTasksPerNode(const std::string& text, int 
       repeat = group.substr(paren + 2, group.size() - paren - 3);
       single_plain = false;
     }
-    if (!AllDigits(count) || !AllDigits(repeat) || std::stol(count) == 0 || std::stol(repeat) == 0) {
+    if (!AllDigits(count) || !AllDigits(repeat) || std::stol(count) == 0 ||
+        std::stol(repeat) == 0) {
       return error("'" + group + "' is not COUNT or COUNT(xREPEAT) with positive integers");
     }
     if (counts.size() + std::stol(repeat) > kMaxHosts) return error("too many nodes");

@@ -16,7 +16,8 @@ bool Matches(const std::string& text, const char* pattern) {
 bool IsSlurmTimeLimit(const std::string& time) {
   if (Matches(time, "[0-9]{1,7}")) return true;
   std::smatch m;
-  if (!std::regex_match(time, m, std::regex("(?:([0-9]{1,4})-)?([0-9]{1,3}):([0-9]{2}):([0-9]{2})"))) {
+  if (!std::regex_match(time, m,
+                        std::regex("(?:([0-9]{1,4})-)?([0-9]{1,3}):([0-9]{2}):([0-9]{2})"))) {
     return false;
   }
   const int hours = std::stoi(m[2]), minutes = std::stoi(m[3]), seconds = std::stoi(m[4]);
@@ -25,13 +26,15 @@ bool IsSlurmTimeLimit(const std::string& time) {
 }
 
 StatusOr<std::string> SlurmScript(const SlurmScriptOptions& o) {
-  if (o.nodes < 1) return InvalidArgument("--nodes must be at least 1, got " + std::to_string(o.nodes));
+  if (o.nodes < 1)
+    return InvalidArgument("--nodes must be at least 1, got " + std::to_string(o.nodes));
   if (o.ntasks_per_node < 1) {
     return InvalidArgument("--ntasks-per-node must be at least 1, got " +
                            std::to_string(o.ntasks_per_node));
   }
   if (o.cpus_per_task < 0) {
-    return InvalidArgument("--cpus-per-task must be at least 1, got " + std::to_string(o.cpus_per_task));
+    return InvalidArgument("--cpus-per-task must be at least 1, got " +
+                           std::to_string(o.cpus_per_task));
   }
   if (!o.time.empty() && !IsSlurmTimeLimit(o.time)) {
     return InvalidArgument("bad --time '" + o.time +
@@ -82,8 +85,8 @@ StatusOr<std::string> SlurmScript(const SlurmScriptOptions& o) {
   s += "echo \"dtrain: Slurm job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?}:\" \\\n";
   s += "  \"${SLURM_NTASKS:-?} rank(s), $OMP_NUM_THREADS thread(s) each\"\n";
   s += "\n";
-  s += "srun --mpi=pmix --kill-on-bad-exit=1 " + ShellQuote(o.dtrain) + " " + ShellJoin(o.train_args) +
-       "\n";
+  s += "srun --mpi=pmix --kill-on-bad-exit=1 " + ShellQuote(o.dtrain) + " " +
+       ShellJoin(o.train_args) + "\n";
   return s;
 }
 

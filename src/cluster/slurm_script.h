@@ -19,11 +19,11 @@
 namespace dtrain {
 
 struct SlurmScriptOptions {
-  int nodes = 1;             // >= 1
-  int ntasks_per_node = 1;   // ranks per node, >= 1
-  int cpus_per_task = 0;     // 0: not asked for (#SBATCH --cpus-per-task omitted)
-  std::string time;          // "" (the partition's default), MINUTES or [D-]HH:MM:SS
-  std::string partition;     // "" (the default partition) or letters, digits, '_', '-', '.'
+  int nodes = 1;                    // >= 1
+  int ntasks_per_node = 1;          // ranks per node, >= 1
+  int cpus_per_task = 0;            // 0: not asked for (#SBATCH --cpus-per-task omitted)
+  std::string time;                 // "" (the partition's default), MINUTES or [D-]HH:MM:SS
+  std::string partition;            // "" (the default partition) or letters, digits, '_', '-', '.'
   std::string job_name = "dtrain";  // letters, digits, '_', '-', '.', '+'
   std::string log = "%x-%j.out";    // sbatch's --output: %x job name, %j job id; no whitespace
   std::string dtrain = "dtrain";    // the binary the ranks run: a path every node can see

@@ -9,9 +9,11 @@ namespace dtrain {
 std::string YamlScalar(const std::string& text) {
   // Bare: starts with a letter, '/' or '_' and goes on with safe characters only; not a word YAML
   // 1.1 or 1.2 reads as a boolean or null.
-  static const std::regex safe("[A-Za-z_/][A-Za-z0-9_./@+-]*(:[A-Za-z0-9_./@+-]+)*(://[A-Za-z0-9_./@+-]*)?");
-  static const std::regex special("(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|"
-                                  "on|On|ON|off|Off|OFF|null|Null|NULL)");
+  static const std::regex safe(
+      "[A-Za-z_/][A-Za-z0-9_./@+-]*(:[A-Za-z0-9_./@+-]+)*(://[A-Za-z0-9_./@+-]*)?");
+  static const std::regex special(
+      "(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|"
+      "on|On|ON|off|Off|OFF|null|Null|NULL)");
   if (std::regex_match(text, safe) && !std::regex_match(text, special)) return text;
   std::string quoted = "\"";
   for (unsigned char c : text) {
@@ -78,7 +80,8 @@ void Yaml::EmitBlock(int indent, std::string* out) const {
       *out += pad + YamlScalar(e.key) + ":";
       if (v.kind_ == kScalar) {
         *out += " " + v.scalar_ + "\n";
-      } else if ((v.kind_ == kMap && v.entries_.empty()) || (v.kind_ == kList && v.items_.empty())) {
+      } else if ((v.kind_ == kMap && v.entries_.empty()) ||
+                 (v.kind_ == kList && v.items_.empty())) {
         *out += v.kind_ == kMap ? " {}\n" : " []\n";
       } else {
         *out += "\n";

@@ -31,14 +31,22 @@ const std::map<std::string, std::string>& ForkLayers() {
 // Fields of LayerParameter that hold a fork layer's settings.
 const std::map<std::string, std::string>& ForkLayerFields() {
   static const std::map<std::string, std::string> fields = {
-      {"annotated_data_param", "AnnotatedData"}, {"detection_evaluate_param", "DetectionEvaluate"},
-      {"detection_output_param", "DetectionOutput"}, {"multibox_loss_param", "MultiBoxLoss"},
-      {"norm_param", "Normalize"},               {"permute_param", "Permute"},
-      {"prior_box_param", "PriorBox"},           {"video_data_param", "VideoData"},
-      {"roi_pooling_param", "ROIPooling"},       {"smooth_l1_loss_param", "SmoothL1Loss"},
-      {"interp_param", "Interp"},                {"bn_param", "BN"},
-      {"upsample_param", "Upsample"},            {"reorg_param", "Reorg"},
-      {"region_param", "Region"},                {"center_loss_param", "CenterLoss"},
+      {"annotated_data_param", "AnnotatedData"},
+      {"detection_evaluate_param", "DetectionEvaluate"},
+      {"detection_output_param", "DetectionOutput"},
+      {"multibox_loss_param", "MultiBoxLoss"},
+      {"norm_param", "Normalize"},
+      {"permute_param", "Permute"},
+      {"prior_box_param", "PriorBox"},
+      {"video_data_param", "VideoData"},
+      {"roi_pooling_param", "ROIPooling"},
+      {"smooth_l1_loss_param", "SmoothL1Loss"},
+      {"interp_param", "Interp"},
+      {"bn_param", "BN"},
+      {"upsample_param", "Upsample"},
+      {"reorg_param", "Reorg"},
+      {"region_param", "Region"},
+      {"center_loss_param", "CenterLoss"},
   };
   return fields;
 }
@@ -46,10 +54,11 @@ const std::map<std::string, std::string>& ForkLayerFields() {
 }  // namespace
 
 std::string CaffeFieldHint(const std::string& message, const std::string& field) {
-  if (message == "BatchNormParameter" && (field == "scale_filler" || field == "bias_filler" ||
-                                          field == "scale_bias")) {
-    return field + " is NVIDIA Caffe's; in BVLC Caffe a Scale layer after BatchNorm learns the "
-                   "scale and bias";
+  if (message == "BatchNormParameter" &&
+      (field == "scale_filler" || field == "bias_filler" || field == "scale_bias")) {
+    return field +
+           " is NVIDIA Caffe's; in BVLC Caffe a Scale layer after BatchNorm learns the "
+           "scale and bias";
   }
   if (message == "LayerParameter") {
     const auto fork = ForkLayerFields().find(field);

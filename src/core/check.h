@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define DT_CHECK(cond)                                                                   \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
+#define DT_CHECK(cond)                                                                         \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
       std::fprintf(stderr, "F %s:%d] internal check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                      \
-    }                                                                                    \
+      std::abort();                                                                            \
+    }                                                                                          \
   } while (0)
 
 #define DT_CHECK_EQ(a, b) DT_CHECK((a) == (b))

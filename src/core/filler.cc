@@ -12,9 +12,12 @@ float FanScale(const FillerParameter& param, const Tensor& t) {
   const float fan_out = t.num_axes() > 1 ? static_cast<float>(t.count() / std::max(1, t.shape(1)))
                                          : static_cast<float>(t.count());
   switch (param.variance_norm()) {
-    case FillerParameter::FAN_OUT: return fan_out;
-    case FillerParameter::AVERAGE: return (fan_in + fan_out) / 2.f;
-    default: return fan_in;
+    case FillerParameter::FAN_OUT:
+      return fan_out;
+    case FillerParameter::AVERAGE:
+      return (fan_in + fan_out) / 2.f;
+    default:
+      return fan_in;
   }
 }
 

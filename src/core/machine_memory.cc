@@ -25,7 +25,7 @@ int64_t CgroupLimit(const char* path) {
 int64_t ReadMachineMemory() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   int64_t bytes = pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : INT64_MAX;
-  for (const char* path : {"/sys/fs/cgroup/memory.max",                      // cgroup v2
+  for (const char* path : {"/sys/fs/cgroup/memory.max",                       // cgroup v2
                            "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {  // cgroup v1
     const int64_t limit = CgroupLimit(path);
     if (limit > 0) bytes = std::min(bytes, limit);

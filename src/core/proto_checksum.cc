@@ -51,7 +51,8 @@ Status VerifyChecksum(const google::protobuf::Message& message, const std::strin
   const google::protobuf::Reflection* reflection = message.GetReflection();
   if (!reflection->HasField(message, field)) return Status::Ok();
   if (reflection->GetUInt64(message, field) == ContentChecksum(message)) return Status::Ok();
-  return DataLoss(path + ": its contents do not match the checksum written with them: the file "
+  return DataLoss(path +
+                  ": its contents do not match the checksum written with them: the file "
                   "was damaged after it was written (a bad disk, an incomplete copy?)");
 }
 

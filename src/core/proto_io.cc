@@ -1,6 +1,11 @@
 #include "core/proto_io.h"
 
 #include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/message.h>
+#include <google/protobuf/text_format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,12 +18,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <google/protobuf/message.h>
-#include <google/protobuf/text_format.h>
 
 #include "core/caffe_fork_hints.h"
 
@@ -190,13 +189,14 @@ Status WriteAtomically(const std::string& path,
   if (dir.empty()) dir = ".";
   int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) {
-    return IoError(path + ": written, but cannot open directory " + dir + " to sync it: " +
-                   ErrnoText(errno));
+    return IoError(path + ": written, but cannot open directory " + dir +
+                   " to sync it: " + ErrnoText(errno));
   }
   if (::fsync(dir_fd) != 0 && errno != EINVAL) {
     int err = errno;
     ::close(dir_fd);
-    return IoError(path + ": written, but fsync of directory " + dir + " failed: " + ErrnoText(err));
+    return IoError(path + ": written, but fsync of directory " + dir +
+                   " failed: " + ErrnoText(err));
   }
   ::close(dir_fd);
   return Status::Ok();
@@ -283,9 +283,8 @@ Status WriteBinaryProtoAtomically(const std::string& path, const pb::Message& ms
 
 Status WriteTextProtoAtomically(const std::string& path, const pb::Message& msg) {
   DT_RETURN_IF_ERROR(CheckWritable(path, msg));
-  return WriteAtomically(path, [&msg](pb::io::ZeroCopyOutputStream* out) {
-    return pb::TextFormat::Print(msg, out);
-  });
+  return WriteAtomically(
+      path, [&msg](pb::io::ZeroCopyOutputStream* out) { return pb::TextFormat::Print(msg, out); });
 }
 
 }  // namespace dtrain

@@ -16,7 +16,9 @@ class Rng {
   explicit Rng(uint64_t seed = 5489u) : engine_(seed) {}
 
   void Seed(uint64_t seed) { engine_.seed(seed); }
-  float Uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(engine_); }
+  float Uniform(float lo, float hi) {
+    return std::uniform_real_distribution<float>(lo, hi)(engine_);
+  }
   float Gaussian(float mean, float stddev) {
     return std::normal_distribution<float>(mean, stddev)(engine_);
   }

@@ -16,7 +16,15 @@
 
 namespace dtrain {
 
-enum class StatusCode { kOk = 0, kInvalidArgument, kNotFound, kDataLoss, kUnsupported, kIo, kInternal };
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,
+  kNotFound,
+  kDataLoss,
+  kUnsupported,
+  kIo,
+  kInternal
+};
 
 class [[nodiscard]] Status {
  public:
@@ -40,7 +48,9 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status DataLoss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
 inline Status Unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
@@ -55,9 +65,18 @@ class [[nodiscard]] StatusOr {
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
-  T& value() & { DT_CHECK(ok()); return *value_; }
-  const T& value() const& { DT_CHECK(ok()); return *value_; }
-  T&& value() && { DT_CHECK(ok()); return std::move(*value_); }
+  T& value() & {
+    DT_CHECK(ok());
+    return *value_;
+  }
+  const T& value() const& {
+    DT_CHECK(ok());
+    return *value_;
+  }
+  T&& value() && {
+    DT_CHECK(ok());
+    return std::move(*value_);
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -73,14 +92,15 @@ class [[nodiscard]] StatusOr {
 #define DT_CONCAT(a, b) DT_CONCAT_INNER(a, b)
 
 // Returns early from the enclosing function if `expr` (a Status) is not OK.
-#define DT_RETURN_IF_ERROR(expr)                \
-  do {                                          \
-    ::dtrain::Status dt_status_ = (expr);       \
-    if (!dt_status_.ok()) return dt_status_;    \
+#define DT_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::dtrain::Status dt_status_ = (expr);    \
+    if (!dt_status_.ok()) return dt_status_; \
   } while (0)
 
 // `DT_ASSIGN_OR_RETURN(auto x, MakeX())`: unwraps a StatusOr or returns its error.
-#define DT_ASSIGN_OR_RETURN(lhs, expr) DT_ASSIGN_OR_RETURN_IMPL(DT_CONCAT(dt_or_, __LINE__), lhs, expr)
+#define DT_ASSIGN_OR_RETURN(lhs, expr) \
+  DT_ASSIGN_OR_RETURN_IMPL(DT_CONCAT(dt_or_, __LINE__), lhs, expr)
 #define DT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.status();            \

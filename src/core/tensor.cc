@@ -9,7 +9,8 @@
 namespace dtrain {
 
 Tensor::Tensor()
-    : data_(std::make_shared<std::vector<float>>()), diff_(std::make_shared<std::vector<float>>()) {}
+    : data_(std::make_shared<std::vector<float>>()),
+      diff_(std::make_shared<std::vector<float>>()) {}
 
 Tensor::Tensor(const std::vector<int>& shape) : Tensor() { Reshape(shape); }
 
@@ -173,7 +174,8 @@ Status Tensor::FromProto(const BlobProto& proto, bool reshape) {
   } else if (n > 0) {
     return DataLoss("blob of shape " + ShapeString() + " has no data");
   }
-  if (proto.diff_size() == n && n > 0) std::copy(proto.diff().begin(), proto.diff().end(), mutable_diff());
+  if (proto.diff_size() == n && n > 0)
+    std::copy(proto.diff().begin(), proto.diff().end(), mutable_diff());
   return Status::Ok();
 }
 

@@ -17,11 +17,14 @@ StatusOr<std::unique_ptr<Timeline>> Timeline::Open(const std::string& path, int 
   if (!file) return IoError("cannot write timeline " + path + ": " + std::strerror(errno));
   std::fprintf(file, "[\n");
   // Names for the process and its two threads in the viewer.
-  std::fprintf(file,
-               "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d\"}},\n"
-               "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"training\"}},\n"
-               "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":1,\"args\":{\"name\":\"communication\"}},\n",
-               process, process, process, process);
+  std::fprintf(
+      file,
+      "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d\"}},\n"
+      "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"training\"}"
+      "},\n"
+      "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":1,\"args\":{\"name\":"
+      "\"communication\"}},\n",
+      process, process, process, process);
   return std::unique_ptr<Timeline>(new Timeline(file, process));
 }
 
@@ -36,7 +39,8 @@ void Timeline::Add(const char* name, Thread thread, Clock::time_point begin,
   const long long dur = Microseconds(end) - ts;
   std::lock_guard<std::mutex> lock(mutex_);
   // Names are ours (no quotes or backslashes to escape).
-  std::fprintf(file_, "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"dur\":%lld},\n",
+  std::fprintf(file_,
+               "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"dur\":%lld},\n",
                name, process_, static_cast<int>(thread), ts, dur);
   std::fflush(file_);  // a stalled job ends in _Exit or MPI_Abort: what it did must be on disk
 }

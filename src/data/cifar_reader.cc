@@ -16,7 +16,8 @@ StatusOr<CifarBatch> ReadCifarBatch(const std::string& path) {
   if (ec) return IoError("cannot stat '" + path + "': " + ec.message());
   if (size == 0) {
     return DataLoss("file '" + path + "' is empty (0 bytes): a CIFAR-10 batch holds " +
-                    std::to_string(kCifarRecordBytes) + "-byte records (a failed download or copy?)");
+                    std::to_string(kCifarRecordBytes) +
+                    "-byte records (a failed download or copy?)");
   }
   if (size % kCifarRecordBytes != 0) {
     return DataLoss("file '" + path + "' is truncated: " + std::to_string(size) +

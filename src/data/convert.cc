@@ -96,8 +96,8 @@ Status ConvertMnist(const std::string& images_path, const std::string& labels_pa
 Status ConvertCifar10(const std::string& dir, const std::string& out_dir) {
   const std::string train_out = (fs::path(out_dir) / "cifar10_train_lmdb").string();
   const std::string test_out = (fs::path(out_dir) / "cifar10_test_lmdb").string();
-  DT_RETURN_IF_ERROR(WriteOutputsAtomically(
-      {train_out, test_out}, [&](const std::vector<std::string>& partials) {
+  DT_RETURN_IF_ERROR(
+      WriteOutputsAtomically({train_out, test_out}, [&](const std::vector<std::string>& partials) {
         return ConvertCifar10Impl(dir, partials[0], partials[1]);
       }));
   DT_LOG(INFO) << "Wrote " << train_out << " and " << test_out;

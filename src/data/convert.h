@@ -27,10 +27,10 @@ Status ConvertCifar10(const std::string& dir, const std::string& out_dir);
 struct ImagesetOptions {
   int resize_height = 0;  // both or neither > 0: resize every image (OpenCV's INTER_LINEAR)
   int resize_width = 0;
-  bool shuffle = false;   // shuffle the list with `seed` before writing
+  bool shuffle = false;  // shuffle the list with `seed` before writing
   uint64_t seed = 0;
-  bool encoded = false;   // store the image files (encoded Datums) rather than pixels
-  bool gray = false;      // 1-channel images rather than 3-channel BGR
+  bool encoded = false;  // store the image files (encoded Datums) rather than pixels
+  bool gray = false;     // 1-channel images rather than 3-channel BGR
 };
 
 // The images of an image list (data/image_list.h; "path label" lines, each path taken as

@@ -1,8 +1,7 @@
 #include "data/data_server.h"
 
-#include <asio.hpp>
-
 #include <algorithm>
+#include <asio.hpp>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -33,8 +32,8 @@ class DataServer::Impl {
     const auto endpoints = resolver.resolve(options.host, std::to_string(options.port),
                                             asio::ip::tcp::resolver::passive, ec);
     if (ec || endpoints.empty()) {
-      return InvalidArgument("cannot resolve the listen address '" + options.host + "': " +
-                             ec.message());
+      return InvalidArgument("cannot resolve the listen address '" + options.host +
+                             "': " + ec.message());
     }
     const asio::ip::tcp::endpoint endpoint = endpoints.begin()->endpoint();
     acceptor_.open(endpoint.protocol(), ec);
@@ -84,32 +83,32 @@ class DataServer::Impl {
 
  private:
   void Accept() {
-    acceptor_.async_accept(asio::make_strand(io_), [this](asio::error_code ec,
-                                                          asio::ip::tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-      if (!ec && shared_.clients_now >= shared_.options.max_clients) {
-        asio::error_code ignored;
-        DT_LOG(WARNING) << "data server: refusing a connection from "
-                        << socket.remote_endpoint(ignored).address().to_string() << ": already "
-                        << shared_.options.max_clients << " clients (--max-clients)";
-        ++shared_.rejected;
-        socket.close(ignored);
-      } else if (!ec) {
-        auto session = std::make_shared<DataServerSession>(std::move(socket), &shared_);
-        {
-          std::lock_guard<std::mutex> lock(sessions_mutex_);
-          // Forget the sessions that have ended.
-          sessions_.erase(std::remove_if(sessions_.begin(), sessions_.end(),
-                                         [](const auto& weak) { return weak.expired(); }),
-                          sessions_.end());
-          sessions_.push_back(session);
-        }
-        session->Start();
-      } else {
-        DT_LOG(WARNING) << "data server: accept failed: " << ec.message();
-      }
-      Accept();
-    });
+    acceptor_.async_accept(
+        asio::make_strand(io_), [this](asio::error_code ec, asio::ip::tcp::socket socket) {
+          if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+          if (!ec && shared_.clients_now >= shared_.options.max_clients) {
+            asio::error_code ignored;
+            DT_LOG(WARNING) << "data server: refusing a connection from "
+                            << socket.remote_endpoint(ignored).address().to_string() << ": already "
+                            << shared_.options.max_clients << " clients (--max-clients)";
+            ++shared_.rejected;
+            socket.close(ignored);
+          } else if (!ec) {
+            auto session = std::make_shared<DataServerSession>(std::move(socket), &shared_);
+            {
+              std::lock_guard<std::mutex> lock(sessions_mutex_);
+              // Forget the sessions that have ended.
+              sessions_.erase(std::remove_if(sessions_.begin(), sessions_.end(),
+                                             [](const auto& weak) { return weak.expired(); }),
+                              sessions_.end());
+              sessions_.push_back(session);
+            }
+            session->Start();
+          } else {
+            DT_LOG(WARNING) << "data server: accept failed: " << ec.message();
+          }
+          Accept();
+        });
   }
 
   // Every log_interval_s: clients, batches/s and MB/s over the interval, when anything moved.
@@ -122,8 +121,7 @@ class DataServer::Impl {
       if (now.batches != logged_.batches) {
         const double seconds = shared_.options.log_interval_s;
         char line[160];
-        std::snprintf(line, sizeof(line),
-                      "data server: %lld clients, %.1f batches/s, %.1f MB/s",
+        std::snprintf(line, sizeof(line), "data server: %lld clients, %.1f batches/s, %.1f MB/s",
                       static_cast<long long>(shared_.clients_now.load()),
                       (now.batches - logged_.batches) / seconds,
                       (now.bytes - logged_.bytes) / seconds / 1e6);

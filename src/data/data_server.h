@@ -35,12 +35,12 @@ struct DataServerOptions {
   std::string host = "127.0.0.1";  // the address to bind: an IP address or a resolvable name
   uint16_t port = 0;               // 0: any free port (see DataServer::port)
   int threads = 4;
-  std::string secret;              // empty: any client may connect
-  int queue_depth = 4;             // batches made ahead per client
+  std::string secret;   // empty: any client may connect
+  int queue_depth = 4;  // batches made ahead per client
   double handshake_timeout_s = 10;
   double idle_timeout_s = 3600;
-  double log_interval_s = 10;      // 0: no periodic throughput lines
-  int max_clients = 256;           // connections beyond this are closed at once
+  double log_interval_s = 10;  // 0: no periodic throughput lines
+  int max_clients = 256;       // connections beyond this are closed at once
 };
 
 // Counts since Start, for logs, tests and benchmarks.

@@ -125,8 +125,7 @@ Status DataServerClient::ReadFrame(FrameType expected, google::protobuf::Message
   std::string ignored_body;
   std::string* payload = body ? body : &ignored_body;
   payload->resize(header.body_length);
-  const std::array<asio::mutable_buffer, 2> buffers = {asio::buffer(meta_),
-                                                       asio::buffer(*payload)};
+  const std::array<asio::mutable_buffer, 2> buffers = {asio::buffer(meta_), asio::buffer(*payload)};
   done_ = false;
   asio::async_read(socket_, buffers, [this, &result](asio::error_code ec, size_t) {
     result = ec;
@@ -156,11 +155,13 @@ Status DataServerClient::OpenOnce(Clock::time_point deadline) {
   DataServerChallenge challenge;
   DT_RETURN_IF_ERROR(ReadFrame(FrameType::kChallenge, &challenge, nullptr, deadline));
   if (challenge.auth_required() && options_.secret.empty()) {
-    return InvalidArgument(Where() + " requires a shared secret: set data_param.server_auth_file "
+    return InvalidArgument(Where() +
+                           " requires a shared secret: set data_param.server_auth_file "
                            "to the file given to the server's --auth-file");
   }
   DataServerHello hello;
-  if (challenge.auth_required()) hello.set_mac(ChallengeResponse(options_.secret, challenge.nonce()));
+  if (challenge.auth_required())
+    hello.set_mac(ChallengeResponse(options_.secret, challenge.nonce()));
   hello.set_client(options_.name);
   DT_RETURN_IF_ERROR(Write(EncodeFrame(FrameType::kHello, hello), deadline));
   return ReadFrame(FrameType::kWelcome, &welcome_, nullptr, deadline);

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <asio.hpp>
-
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -53,7 +52,8 @@ struct ReceivedBatch {
 
 class DataServerClient {
  public:
-  static StatusOr<std::unique_ptr<DataServerClient>> Connect(const DataServerClientOptions& options);
+  static StatusOr<std::unique_ptr<DataServerClient>> Connect(
+      const DataServerClientOptions& options);
   ~DataServerClient();
 
   const DataServerWelcome& welcome() const { return welcome_; }

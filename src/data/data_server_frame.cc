@@ -26,13 +26,20 @@ bool KnownType(uint8_t type) {
 
 const char* FrameTypeName(FrameType type) {
   switch (type) {
-    case FrameType::kChallenge: return "CHALLENGE";
-    case FrameType::kHello: return "HELLO";
-    case FrameType::kWelcome: return "WELCOME";
-    case FrameType::kSubscribe: return "SUBSCRIBE";
-    case FrameType::kRequest: return "REQUEST";
-    case FrameType::kBatch: return "BATCH";
-    case FrameType::kError: return "ERROR";
+    case FrameType::kChallenge:
+      return "CHALLENGE";
+    case FrameType::kHello:
+      return "HELLO";
+    case FrameType::kWelcome:
+      return "WELCOME";
+    case FrameType::kSubscribe:
+      return "SUBSCRIBE";
+    case FrameType::kRequest:
+      return "REQUEST";
+    case FrameType::kBatch:
+      return "BATCH";
+    case FrameType::kError:
+      return "ERROR";
   }
   return "UNKNOWN";
 }
@@ -52,8 +59,8 @@ StatusOr<FrameHeader> DecodeFrameHeader(const uint8_t* bytes, const FrameLimits&
     return DataLoss("not a dtrain data-server frame (bad magic)");
   }
   if (bytes[4] != kFrameVersion) {
-    return DataLoss("frame version " + std::to_string(bytes[4]) + " is not supported (this side speaks " +
-                    std::to_string(kFrameVersion) + ")");
+    return DataLoss("frame version " + std::to_string(bytes[4]) +
+                    " is not supported (this side speaks " + std::to_string(kFrameVersion) + ")");
   }
   if (!KnownType(bytes[5])) return DataLoss("unknown frame type " + std::to_string(bytes[5]));
   if (bytes[6] != 0 || bytes[7] != 0) return DataLoss("frame header's reserved bytes are not 0");
@@ -93,12 +100,12 @@ StatusOr<size_t> DecodeFrame(std::string_view bytes, const FrameLimits& limits, 
   if (bytes.size() < kFrameHeaderSize) return size_t{0};
   DT_ASSIGN_OR_RETURN(frame->header,
                       DecodeFrameHeader(reinterpret_cast<const uint8_t*>(bytes.data()), limits));
-  const size_t total = kFrameHeaderSize + size_t{frame->header.meta_length} +
-                       size_t{frame->header.body_length};
+  const size_t total =
+      kFrameHeaderSize + size_t{frame->header.meta_length} + size_t{frame->header.body_length};
   if (bytes.size() < total) return size_t{0};
   frame->meta = bytes.substr(kFrameHeaderSize, frame->header.meta_length);
-  frame->body = bytes.substr(kFrameHeaderSize + frame->header.meta_length,
-                             frame->header.body_length);
+  frame->body =
+      bytes.substr(kFrameHeaderSize + frame->header.meta_length, frame->header.body_length);
   return total;
 }
 

@@ -18,11 +18,14 @@ std::string Megabytes(int64_t bytes) {
 }  // namespace
 
 DataServerSession::DataServerSession(asio::ip::tcp::socket socket, DataServerShared* shared)
-    : socket_(std::move(socket)), timer_(socket_.get_executor()), shared_(shared),
+    : socket_(std::move(socket)),
+      timer_(socket_.get_executor()),
+      shared_(shared),
       started_(std::chrono::steady_clock::now()) {
   asio::error_code ec;
   const auto endpoint = socket_.remote_endpoint(ec);
-  peer_ = ec ? "unknown peer" : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  peer_ =
+      ec ? "unknown peer" : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   ++shared_->connections;
   ++shared_->clients_now;
@@ -63,39 +66,48 @@ void DataServerSession::ReadFrame(double wait_s) {
   const double handshake = shared_->options.handshake_timeout_s;
   ArmTimer(wait_s, stage_ == Stage::kStreaming
                        ? "no request for " + std::to_string(static_cast<int>(wait_s)) + " s"
-                       : "handshake not completed within " + std::to_string(static_cast<int>(wait_s)) + " s");
-  asio::async_read(socket_, asio::buffer(header_), [self = shared_from_this(), handshake](
-                                                       asio::error_code ec, size_t) {
-    if (self->closed_) return;
-    if (ec) return self->CloseNow(ec == asio::error::eof ? "disconnected" : ec.message());
-    auto header = DecodeFrameHeader(self->header_.data(), kClientFrameLimits);
-    if (!header.ok()) {
-      ++self->shared_->rejected;
-      return self->Reject(header.status());
-    }
-    const FrameType type = header->type;
-    self->meta_.resize(header->meta_length);
-    self->ArmTimer(handshake, std::string("incomplete ") + FrameTypeName(type) + " frame after " +
-                                  std::to_string(static_cast<int>(handshake)) + " s");
-    asio::async_read(self->socket_, asio::buffer(self->meta_),
-                     [self, type](asio::error_code ec, size_t) {
-                       if (self->closed_) return;
-                       if (ec) {
-                         ++self->shared_->rejected;
-                         return self->CloseNow("truncated frame: " + ec.message());
-                       }
-                       self->OnFrame(type, self->meta_);
-                     });
-  });
+                       : "handshake not completed within " +
+                             std::to_string(static_cast<int>(wait_s)) + " s");
+  asio::async_read(
+      socket_, asio::buffer(header_),
+      [self = shared_from_this(), handshake](asio::error_code ec, size_t) {
+        if (self->closed_) return;
+        if (ec) return self->CloseNow(ec == asio::error::eof ? "disconnected" : ec.message());
+        auto header = DecodeFrameHeader(self->header_.data(), kClientFrameLimits);
+        if (!header.ok()) {
+          ++self->shared_->rejected;
+          return self->Reject(header.status());
+        }
+        const FrameType type = header->type;
+        self->meta_.resize(header->meta_length);
+        self->ArmTimer(handshake, std::string("incomplete ") + FrameTypeName(type) +
+                                      " frame after " +
+                                      std::to_string(static_cast<int>(handshake)) + " s");
+        asio::async_read(self->socket_, asio::buffer(self->meta_),
+                         [self, type](asio::error_code ec, size_t) {
+                           if (self->closed_) return;
+                           if (ec) {
+                             ++self->shared_->rejected;
+                             return self->CloseNow("truncated frame: " + ec.message());
+                           }
+                           self->OnFrame(type, self->meta_);
+                         });
+      });
 }
 
 void DataServerSession::OnFrame(FrameType type, const std::string& meta) {
   if (closed_) return;
   Status status;
   switch (stage_) {
-    case Stage::kHello: status = OnHello(type, meta); break;
-    case Stage::kSubscribe: status = OnSubscribe(type, meta); break;
-    case Stage::kStreaming: status = OnRequest(type, meta); break;
+    case Stage::kHello:
+      status = OnHello(type, meta);
+      break;
+    case Stage::kSubscribe:
+      status = OnSubscribe(type, meta);
+      break;
+    case Stage::kStreaming:
+      status = OnRequest(type, meta);
+      break;
   }
   if (!status.ok()) {
     ++shared_->rejected;
@@ -198,8 +210,9 @@ void DataServerSession::WriteNext() {
 }
 
 void DataServerSession::Reject(const Status& status) {
-  DT_LOG(WARNING) << "data server: client " << peer_ << (client_.empty() ? "" : " (" + client_ + ")")
-                  << ": " << status.message() << "; closing the connection";
+  DT_LOG(WARNING) << "data server: client " << peer_
+                  << (client_.empty() ? "" : " (" + client_ + ")") << ": " << status.message()
+                  << "; closing the connection";
   rejected_ = true;
   reject_reason_ = status.message();
   // Drop the queued batches, except one being written (its write still reads it).
@@ -221,8 +234,8 @@ void DataServerSession::CloseNow(const std::string& reason) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   DT_LOG(INFO) << "data server: client " << peer_ << (client_.empty() ? "" : " (" + client_ + ")")
-               << " left after " << static_cast<int>(seconds) << " s: " << batches_
-               << " batches, " << Megabytes(bytes_) << " (" << reason << ")";
+               << " left after " << static_cast<int>(seconds) << " s: " << batches_ << " batches, "
+               << Megabytes(bytes_) << " (" << reason << ")";
 }
 
 }  // namespace dtrain

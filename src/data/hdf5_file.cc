@@ -3,9 +3,9 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -64,12 +64,14 @@ Status OpenDataset(const std::string& path, const std::string& name, std::unique
   if (H5Lexists((*file)->get(), name.c_str(), H5P_DEFAULT) <= 0) {
     return NotFound(path + ": no dataset '" + name + "'");
   }
-  *dataset = std::make_unique<Handle>(H5Dopen2((*file)->get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  *dataset =
+      std::make_unique<Handle>(H5Dopen2((*file)->get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!(*dataset)->ok()) return InvalidArgument(Where(path, name) + ": not a dataset");
   Handle type(H5Dget_type((*dataset)->get()), H5Tclose);
   const H5T_class_t type_class = H5Tget_class(type.get());
   if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
-    return InvalidArgument(Where(path, name) + ": holds neither integers nor floating-point values");
+    return InvalidArgument(Where(path, name) +
+                           ": holds neither integers nor floating-point values");
   }
   Handle space(H5Dget_space((*dataset)->get()), H5Sclose);
   const int rank = H5Sget_simple_extent_ndims(space.get());
@@ -186,7 +188,7 @@ namespace {
 
 // Whether every link along `name` ("a/b/c") exists. Lock held by the caller.
 bool LinkExists(hid_t file, const std::string& name) {
-  for (size_t slash = name.find('/'); ; slash = name.find('/', slash + 1)) {
+  for (size_t slash = name.find('/');; slash = name.find('/', slash + 1)) {
     const std::string prefix = name.substr(0, slash);
     if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
     if (slash == std::string::npos) return true;
@@ -395,8 +397,8 @@ StatusOr<std::string> Hdf5FileReader::String(const std::string& name) const {
   }
   const hssize_t count = H5Sget_simple_extent_npoints(space.get());
   text.resize(static_cast<size_t>(std::max<hssize_t>(count, 0)));
-  if (!text.empty() && H5Dread(dataset.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                               text.data()) < 0) {
+  if (!text.empty() &&
+      H5Dread(dataset.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data()) < 0) {
     return DataLoss(Where(path_, name) + ": read failed");
   }
   return text;

@@ -1,7 +1,6 @@
 #include "data/lmdb_db.h"
 
 #include <lmdb.h>
-
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <system_error>
 
@@ -71,8 +72,8 @@ class InsideLmdb {
     } while (n > 0 && at > 0);
     WriteAll("dtrain: error: LMDB '");
     WriteAll(reader->path_.c_str());
-    WriteAll(signal == SIGSEGV ? "' is damaged: liblmdb crashed (SIGSEGV) " :
-                                 "' is damaged or was cut short: liblmdb crashed (SIGBUS) ");
+    WriteAll(signal == SIGSEGV ? "' is damaged: liblmdb crashed (SIGSEGV) "
+                               : "' is damaged or was cut short: liblmdb crashed (SIGBUS) ");
     if (reader->last_key_[0]) {
       WriteAll("reading the record after '");
       WriteAll(reader->last_key_);
@@ -132,18 +133,17 @@ std::string RecordKey(int64_t index, int digits) {
 Status LmdbReader::CheckNotTruncated() const {
   MDB_envinfo info;
   MDB_stat stat;
-  int rc = mdb_env_info(env_, &info);
+  int rc = mdb_env_info(env_.get(), &info);
   if (rc != MDB_SUCCESS) return Error("mdb_env_info", rc);
-  rc = mdb_env_stat(env_, &stat);
+  rc = mdb_env_stat(env_.get(), &stat);
   if (rc != MDB_SUCCESS) return Error("mdb_env_stat", rc);
   std::error_code ec;
   const auto file_size = fs::file_size(fs::path(path_) / "data.mdb", ec);
   if (ec) return IoError("LMDB '" + path_ + "': cannot read the size of data.mdb: " + ec.message());
   const uint64_t needed = (static_cast<uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
   if (file_size < needed) {
-    return DataLoss("LMDB '" + path_ + "' is truncated: data.mdb has " +
-                    std::to_string(file_size) + " bytes, its pages need " +
-                    std::to_string(needed));
+    return DataLoss("LMDB '" + path_ + "' is truncated: data.mdb has " + std::to_string(file_size) +
+                    " bytes, its pages need " + std::to_string(needed));
   }
   return Status::Ok();
 }
@@ -159,32 +159,18 @@ StatusOr<std::unique_ptr<LmdbReader>> LmdbReader::Open(const std::string& path) 
     return NotFound("LMDB '" + path + "' has no data.mdb: not an LMDB");
   }
   if (fs::file_size(fs::path(path) / "data.mdb", ec) == 0 && !ec) {
-    return DataLoss("LMDB '" + path + "': data.mdb is empty (0 bytes): the conversion that wrote "
+    return DataLoss("LMDB '" + path +
+                    "': data.mdb is empty (0 bytes): the conversion that wrote "
                     "it did not finish, or a copy of it failed");
   }
 
   std::unique_ptr<LmdbReader> reader(new LmdbReader(path));
   InsideLmdb::InstallHandler();
   InsideLmdb inside(reader.get());
-  int rc = mdb_env_create(&reader->env_);
-  if (rc != MDB_SUCCESS) return reader->Error("mdb_env_create", rc);
-  unsigned int flags = MDB_RDONLY | MDB_NOTLS;
-  rc = mdb_env_open(reader->env_, path.c_str(), flags, 0664);
-  if (rc == EACCES || rc == EROFS) {
-    // A data set on a read-only drive: no lock file can be created there. Read without locking,
-    // which is safe as long as nobody writes the database meanwhile.
-    DT_LOG(WARNING) << "LMDB '" << path << "': " << mdb_strerror(rc)
-                    << " opening the lock file; reading without locking (MDB_NOLOCK)";
-    mdb_env_close(reader->env_);
-    reader->env_ = nullptr;
-    rc = mdb_env_create(&reader->env_);
-    if (rc != MDB_SUCCESS) return reader->Error("mdb_env_create", rc);
-    rc = mdb_env_open(reader->env_, path.c_str(), flags | MDB_NOLOCK, 0664);
-  }
-  if (rc != MDB_SUCCESS) return reader->Error("mdb_env_open", rc);
+  DT_RETURN_IF_ERROR(reader->OpenEnvironment());
   DT_RETURN_IF_ERROR(reader->CheckNotTruncated());
 
-  rc = mdb_txn_begin(reader->env_, nullptr, MDB_RDONLY, &reader->txn_);
+  int rc = mdb_txn_begin(reader->env_.get(), nullptr, MDB_RDONLY, &reader->txn_);
   if (rc != MDB_SUCCESS) return reader->Error("mdb_txn_begin", rc);
   MDB_dbi dbi;
   rc = mdb_dbi_open(reader->txn_, nullptr, 0, &dbi);
@@ -202,7 +188,54 @@ StatusOr<std::unique_ptr<LmdbReader>> LmdbReader::Open(const std::string& path) 
 LmdbReader::~LmdbReader() {
   if (cursor_) mdb_cursor_close(cursor_);
   if (txn_) mdb_txn_abort(txn_);
-  if (env_) mdb_env_close(env_);
+}
+
+namespace {
+
+// LMDB allows one environment per database and process: its locks belong to the process, and a
+// second mdb_env_open of a directory the process has open resets the reader table the first one
+// uses (LMDB's caveats), which can leave readers waiting forever. So this process's readers of
+// one directory (a train and a test net on the same LMDB, the ranks of an in-process job) share
+// one environment, each with its own read transaction (MDB_NOTLS). Opening and closing
+// environments is serialised.
+std::mutex g_environments_mutex;
+std::map<std::string, std::weak_ptr<MDB_env>> g_environments;  // by canonical directory
+
+void CloseEnvironment(MDB_env* env) {
+  std::lock_guard<std::mutex> lock(g_environments_mutex);
+  mdb_env_close(env);
+}
+
+}  // namespace
+
+Status LmdbReader::OpenEnvironment() {
+  std::error_code ec;
+  std::string key = fs::weakly_canonical(path_, ec).string();
+  if (ec) key = path_;
+  std::lock_guard<std::mutex> lock(g_environments_mutex);
+  if ((env_ = g_environments[key].lock())) return Status::Ok();
+  MDB_env* env = nullptr;
+  int rc = mdb_env_create(&env);
+  if (rc != MDB_SUCCESS) return Error("mdb_env_create", rc);
+  const unsigned int flags = MDB_RDONLY | MDB_NOTLS;
+  rc = mdb_env_open(env, path_.c_str(), flags, 0664);
+  if (rc == EACCES || rc == EROFS) {
+    // A data set on a read-only drive: no lock file can be created there. Read without locking,
+    // which is safe as long as nobody writes the database meanwhile.
+    DT_LOG(WARNING) << "LMDB '" << path_ << "': " << mdb_strerror(rc)
+                    << " opening the lock file; reading without locking (MDB_NOLOCK)";
+    mdb_env_close(env);
+    rc = mdb_env_create(&env);
+    if (rc != MDB_SUCCESS) return Error("mdb_env_create", rc);
+    rc = mdb_env_open(env, path_.c_str(), flags | MDB_NOLOCK, 0664);
+  }
+  if (rc != MDB_SUCCESS) {
+    mdb_env_close(env);
+    return Error("mdb_env_open", rc);
+  }
+  env_ = std::shared_ptr<MDB_env>(env, CloseEnvironment);
+  g_environments[key] = env_;
+  return Status::Ok();
 }
 
 Status LmdbReader::Error(const char* what, int rc) const {

@@ -74,8 +74,11 @@ class LmdbReader {
   // Runs one cursor operation (MDB_FIRST, MDB_NEXT) and stores the record it lands on.
   Status Move(int op);
 
+  // Opens the environment of `path_` or joins the one this process has open (see the .cc).
+  Status OpenEnvironment();
+
   std::string path_;
-  MDB_env* env_ = nullptr;
+  std::shared_ptr<MDB_env> env_;  // shared by this process's readers of the same directory
   MDB_txn* txn_ = nullptr;
   MDB_cursor* cursor_ = nullptr;
   int64_t count_ = 0;

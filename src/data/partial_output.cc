@@ -31,8 +31,8 @@ Status WriteOutputsAtomically(
   for (size_t i = 0; status.ok() && i < paths.size(); ++i) {
     fs::rename(partials[i], paths[i], ec);
     if (ec) {
-      status = IoError("cannot rename '" + partials[i] + "' to '" + paths[i] + "': " +
-                       ec.message());
+      status =
+          IoError("cannot rename '" + partials[i] + "' to '" + paths[i] + "': " + ec.message());
     }
   }
   if (!status.ok()) {

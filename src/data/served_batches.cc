@@ -12,8 +12,8 @@ OutgoingFrame MakeOutgoingFrame(FrameType type, const google::protobuf::MessageL
   OutgoingFrame frame;
   frame.meta = meta.SerializeAsString();
   frame.body = std::move(body);
-  frame.header = EncodeFrameHeader({type, static_cast<uint32_t>(frame.meta.size()),
-                                    static_cast<uint32_t>(frame.body.size())});
+  frame.header = EncodeFrameHeader(
+      {type, static_cast<uint32_t>(frame.meta.size()), static_cast<uint32_t>(frame.body.size())});
   return frame;
 }
 
@@ -70,10 +70,12 @@ Status BatchMaker::CheckSubscription(const DataServerSubscribe& s) const {
   // Every batch must fit a frame (what a client accepts), and positions must not overflow.
   const uint64_t item_bytes =
       data_.shipping == SHIP_FLOATS
-          ? (uint64_t{1} + uint64_t(item_shape_[0]) * item_shape_[1] * item_shape_[2]) * sizeof(float)
+          ? (uint64_t{1} + uint64_t(item_shape_[0]) * item_shape_[1] * item_shape_[2]) *
+                sizeof(float)
           : largest_record_;
   if (uint64_t{s.batch_size()} * item_bytes > kServerFrameLimits.max_body) {
-    return InvalidArgument("a batch of " + std::to_string(s.batch_size()) + " records would exceed " +
+    return InvalidArgument("a batch of " + std::to_string(s.batch_size()) +
+                           " records would exceed " +
                            std::to_string(kServerFrameLimits.max_body >> 20) + " MiB");
   }
   if (s.first_batch() > (int64_t{1} << 62) / (int64_t{s.batch_size()} * s.world_size()) - 1) {
@@ -125,8 +127,7 @@ StatusOr<OutgoingFrame> BatchMaker::MakeBatch(const DataServerSubscribe& s, int6
 
 Status BatchMaker::FillFloats(const DataServerSubscribe& s, int64_t index,
                               DataTransformer* transformer, OutgoingFrame* frame) const {
-  const int64_t item_size =
-      int64_t{item_shape_[0]} * item_shape_[1] * item_shape_[2];
+  const int64_t item_size = int64_t{item_shape_[0]} * item_shape_[1] * item_shape_[2];
   const int64_t batch = s.batch_size();
   frame->body.resize(static_cast<size_t>((batch * item_size + batch) * sizeof(float)));
   // std::string storage is suitably aligned for float.

@@ -7,8 +7,9 @@
 // That is exactly the strided share a Data layer reads with SetShard(r, N), so training from a
 // data server matches training from the LMDB itself, and N ranks together read every record of an
 // epoch once. With `shuffle`, position p holds the record EpochOrder gives it: every epoch in a
-// new order drawn from the seed, still split disjointly among the ranks. The assignment is a pure function of (r, N, b, k): a reconnecting or restarted
-// client asks for the batch it needs and gets the same records.
+// new order drawn from the seed, still split disjointly among the ranks. The assignment is a pure
+// function of (r, N, b, k): a reconnecting or restarted client asks for the batch it needs and gets
+// the same records.
 //
 // SHIP_RECORDS batches carry the stored values untouched; SHIP_FLOATS batches are parsed and
 // transformed here with the client's seed, record by record as DataLayer does (the crop and mirror
@@ -35,9 +36,9 @@ namespace dtrain {
 
 // What to serve and how.
 struct ServedData {
-  std::string source;           // the LMDB directory
+  std::string source;  // the LMDB directory
   DataShipping shipping = SHIP_RECORDS;
-  uint32_t batch_size = 0;      // the per-rank batch clients must ask for; 0: any
+  uint32_t batch_size = 0;            // the per-rank batch clients must ask for; 0: any
   TransformationParameter transform;  // SHIP_FLOATS: applied to every record
   Phase phase = TRAIN;                // SHIP_FLOATS: TRAIN crops at random, TEST centres
   bool force_encoded_color = false;   // SHIP_FLOATS: data_param's, for encoded records
@@ -95,12 +96,12 @@ class BatchMaker {
                     DataTransformer* transformer, OutgoingFrame* frame) const;
 
   ServedData data_;
-  std::unique_ptr<LmdbReader> reader_;   // keeps the values below mapped
+  std::unique_ptr<LmdbReader> reader_;  // keeps the values below mapped
   std::unique_ptr<EpochOrder> order_;
-  std::vector<std::string_view> keys_;   // in key order
+  std::vector<std::string_view> keys_;  // in key order
   std::vector<std::string_view> values_;
-  std::vector<int> item_shape_;          // SHIP_FLOATS: C, H, W after the transform
-  uint64_t largest_record_ = 0;          // bytes
+  std::vector<int> item_shape_;  // SHIP_FLOATS: C, H, W after the transform
+  uint64_t largest_record_ = 0;  // bytes
   DataServerWelcome welcome_;
 };
 

@@ -62,8 +62,8 @@ Status DataTransformer::CheckFits(int channels, int height, int width) const {
     return InvalidArgument("crop_size " + std::to_string(crop) + " is larger than the image (" +
                            shape() + ")");
   }
-  if (has_mean_file_ && (mean_.shape(0) != channels || mean_.shape(1) != height ||
-                         mean_.shape(2) != width)) {
+  if (has_mean_file_ &&
+      (mean_.shape(0) != channels || mean_.shape(1) != height || mean_.shape(2) != width)) {
     return InvalidArgument("mean_file '" + param_.mean_file() + "' is " +
                            std::to_string(mean_.shape(0)) + "x" + std::to_string(mean_.shape(1)) +
                            "x" + std::to_string(mean_.shape(2)) + " but the image is " + shape());

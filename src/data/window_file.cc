@@ -24,8 +24,9 @@ class Tokens {
   }
   // The next token, or an error naming what was expected.
   StatusOr<std::string> Next(const std::string& what) {
-    if (AtEnd()) return InvalidArgument(path_ + ":" + std::to_string(line_) +
-                                        ": file ends where " + what + " was expected");
+    if (AtEnd())
+      return InvalidArgument(path_ + ":" + std::to_string(line_) + ": file ends where " + what +
+                             " was expected");
     const size_t start = at_;
     while (at_ < text_.size() && !IsSpace(text_[at_])) ++at_;
     token_line_ = line_;
@@ -58,8 +59,9 @@ class Tokens {
   int line() const { return token_line_; }
 
  private:
-  static bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-                                       c == '\v' || c == '\f'; }
+  static bool IsSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  }
   void SkipSpace() {
     while (at_ < text_.size() && IsSpace(text_[at_])) {
       if (text_[at_] == '\n') ++line_;
@@ -109,12 +111,12 @@ Status ReadImageBlock(Tokens& tokens, float fg_threshold, float bg_threshold, Wi
     long box[4];
     const char* names[4] = {"x1", "y1", "x2", "y2"};
     for (int k = 0; k < 4; ++k) {
-      DT_ASSIGN_OR_RETURN(box[k], tokens.Integer(std::string("a window's ") + names[k], 0,
-                                                 kMaxImageSide));
+      DT_ASSIGN_OR_RETURN(box[k],
+                          tokens.Integer(std::string("a window's ") + names[k], 0, kMaxImageSide));
     }
     if (box[2] < box[0] || box[3] < box[1]) {
-      return tokens.Bad("window (" + std::to_string(box[0]) + ", " + std::to_string(box[1]) +
-                        ", " + std::to_string(box[2]) + ", " + std::to_string(box[3]) +
+      return tokens.Bad("window (" + std::to_string(box[0]) + ", " + std::to_string(box[1]) + ", " +
+                        std::to_string(box[2]) + ", " + std::to_string(box[3]) +
                         ") needs x1 <= x2 and y1 <= y2");
     }
     window.label = static_cast<int>(label);

@@ -44,8 +44,8 @@ class BatchNormLayer : public Layer {
   float moving_average_fraction_ = 0.999f;
   float eps_ = 1e-5f;
   int channels_ = 1;
-  int num_ = 1;                       // shape(0)
-  int64_t spatial_ = 1;               // count / (num * channels)
+  int num_ = 1;          // shape(0)
+  int64_t spatial_ = 1;  // count / (num * channels)
   void ReadGlobalStats();
   void UpdateRunningStats();
   Status ForwardFast(onednn::BatchNorm& fast, const Tensor& bottom, Tensor& top);

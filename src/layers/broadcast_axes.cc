@@ -14,9 +14,8 @@ StatusOr<std::vector<int>> LearnedOperandShape(const Tensor& x, int axis_param, 
     return InvalidArgument("num_axes " + std::to_string(num_axes) + " from axis " +
                            std::to_string(axis) + " does not fit bottom " + x.ShapeString());
   }
-  return std::vector<int>(x.shape().begin() + axis, num_axes == -1
-                                                        ? x.shape().end()
-                                                        : x.shape().begin() + axis + num_axes);
+  return std::vector<int>(x.shape().begin() + axis,
+                          num_axes == -1 ? x.shape().end() : x.shape().begin() + axis + num_axes);
 }
 
 StatusOr<BroadcastView> BroadcastOver(const Tensor& x, const Tensor& operand, int axis_param,

@@ -44,8 +44,7 @@ void ConvolutionLayer::BackwardImpl(const TensorVec& top, const std::vector<bool
                                     const TensorVec& bottom) {
   const int spatial = conv_.out_h * conv_.out_w;
   float* weight_diff = param_propagate_down(0) ? blobs_[0]->mutable_diff() : nullptr;
-  float* bias_diff =
-      bias_term_ && param_propagate_down(1) ? blobs_[1]->mutable_diff() : nullptr;
+  float* bias_diff = bias_term_ && param_propagate_down(1) ? blobs_[1]->mutable_diff() : nullptr;
   onednn::Convolution* fast = kernel_.fast();
   for (size_t i = 0; i < top.size(); ++i) {
     const float* top_diff = top[i]->diff();

@@ -107,14 +107,14 @@ class DataLayer : public Layer, public ShardedSource {
   int64_t offset_ = 0;    // position in the record sequence since Rewind
   Status rewind_status_;  // a failed Rewind in SetShard, reported by the next Forward
   std::vector<int> top_shape_;
-  std::unique_ptr<LmdbReader> reader_;          // LMDB source
-  std::unique_ptr<DataServerClient> served_;    // tcp:// source
+  std::unique_ptr<LmdbReader> reader_;        // LMDB source
+  std::unique_ptr<DataServerClient> served_;  // tcp:// source
   bool subscribed_ = false;  // whether served_ streams from offset_ (reset with the prefetcher)
   ReceivedBatch received_;   // reused by LoadServedBatch
   std::unique_ptr<DataTransformer> transformer_;
   ImageColor color_ = ImageColor::kNative;  // how encoded records decode
-  Datum datum_;                 // reused by LoadBatch
-  std::string consumed_state_;  // LoaderState() as of the last batch handed out
+  Datum datum_;                             // reused by LoadBatch
+  std::string consumed_state_;              // LoaderState() as of the last batch handed out
   // Last, so that the thread (which uses the members above) is stopped first.
   std::unique_ptr<BatchPrefetcher> prefetcher_;
 };

@@ -32,8 +32,8 @@ Status DataLayer::SetUpServed(const DataParameter& data) {
     DT_ASSIGN_OR_RETURN(options.secret, ReadSharedSecret(data.server_auth_file()));
   }
   if (data.rand_skip() > 0) DT_LOG(WARNING) << "rand_skip does not apply to a data server source";
-  DT_LOG(INFO) << "Waiting for data server " << data.source() << " (up to "
-               << data.server_timeout() << " s)";
+  DT_LOG(INFO) << "Waiting for data server " << data.source() << " (up to " << data.server_timeout()
+               << " s)";
   DT_ASSIGN_OR_RETURN(served_, DataServerClient::Connect(options));
   const DataServerWelcome& welcome = served_->welcome();
   if (welcome.batch_size() != 0 && welcome.batch_size() != data.batch_size()) {
@@ -91,7 +91,7 @@ Status DataLayer::LoadServedBatch(Batch* batch) {
   DT_RETURN_IF_ERROR(served_->Next(&received_));
   const int64_t index = received_.meta.index();
   DT_RETURN_IF_ERROR(served_->welcome().shipping() == SHIP_RECORDS ? UnpackRecords(batch)
-                                                                  : UnpackFloats(batch));
+                                                                   : UnpackFloats(batch));
   offset_ = (index + 1) * round;
   batch->state = LoaderState();
   return Status::Ok();
@@ -114,9 +114,11 @@ Status DataLayer::UnpackRecords(Batch* batch) {
     if (size > body.size()) return DataLoss(served_->uri() + " sent a truncated batch");
     const int64_t position = meta.first_position() + int64_t{item} * shard_count_;
     const std::string key = "position " + std::to_string(position);
-    DT_RETURN_IF_ERROR(ParseDatum(body.substr(0, size), key, &datum_, color_).WithContext(served_->uri()));
+    DT_RETURN_IF_ERROR(
+        ParseDatum(body.substr(0, size), key, &datum_, color_).WithContext(served_->uri()));
     body.remove_prefix(size);
-    if (transformer_->OutputShape(datum_) != std::vector<int>(top_shape_.begin() + 1, top_shape_.end())) {
+    if (transformer_->OutputShape(datum_) !=
+        std::vector<int>(top_shape_.begin() + 1, top_shape_.end())) {
       return DataLoss(served_->uri() + ": record at " + key + " is " + DatumShapeString(datum_) +
                       ", unlike the first record");
     }

@@ -36,9 +36,12 @@ StatusOr<Engine> ParseEngine(const std::string& name) {
 
 const char* EngineName(Engine engine) {
   switch (engine) {
-    case Engine::kAny: return "ANY";
-    case Engine::kOnednn: return "ONEDNN";
-    case Engine::kReference: return "REFERENCE";
+    case Engine::kAny:
+      return "ANY";
+    case Engine::kOnednn:
+      return "ONEDNN";
+    case Engine::kReference:
+      return "REFERENCE";
   }
   return "?";
 }

@@ -61,23 +61,23 @@ class HDF5DataLayer : public Layer, public ShardedSource {
   Status Named(const Status& status) const;
 
   std::vector<std::string> files_;
-  std::vector<std::string> datasets_;    // one per top
+  std::vector<std::string> datasets_;         // one per top
   std::vector<std::vector<int>> row_shapes_;  // per top, from the first file
-  std::vector<int> rows_;                // per file, -1 until known
+  std::vector<int> rows_;                     // per file, -1 until known
   int batch_size_ = 0;
   bool shuffle_ = false;
-  std::string initial_rng_;              // rng_ before the first shuffle
+  std::string initial_rng_;  // rng_ before the first shuffle
 
-  std::vector<int> file_order_;          // file index at each slot
-  std::vector<int> row_order_;           // row index at each position of the current file
-  int slot_ = 0;                         // the current file's slot in file_order_
-  int row_ = 0;                          // position in row_order_
+  std::vector<int> file_order_;  // file index at each slot
+  std::vector<int> row_order_;   // row index at each position of the current file
+  int slot_ = 0;                 // the current file's slot in file_order_
+  int row_ = 0;                  // position in row_order_
   int loaded_file_ = -1;
-  std::vector<Hdf5Array> loaded_;        // the loaded file's datasets, one per top
+  std::vector<Hdf5Array> loaded_;  // the loaded file's datasets, one per top
 
   int shard_index_ = 0, shard_count_ = 1;
-  int64_t consumed_ = 0;                 // positions consumed by the whole job
-  Status seek_status_;                   // SetShard's seek, reported by Forward
+  int64_t consumed_ = 0;  // positions consumed by the whole job
+  Status seek_status_;    // SetShard's seek, reported by Forward
 };
 
 }  // namespace dtrain

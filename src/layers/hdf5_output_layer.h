@@ -4,9 +4,9 @@
 // created (truncated) at Setup with datasets "data" and "label", float, whose rows have the
 // bottoms' shapes after the first axis. Every Forward appends the bottoms' items as rows, opening
 // and closing the file, so between forwards it holds every batch so far and other programs can
-// read it (Caffe writes its datasets once and fails on the next batch). A later batch whose row shape differs is an
-// error. The file is not part of the loss, so a bottom that needs a gradient (features of a
-// training net) gets zero, as Caffe's empty backward leaves it.
+// read it (Caffe writes its datasets once and fails on the next batch). A later batch whose row
+// shape differs is an error. The file is not part of the loss, so a bottom that needs a gradient
+// (features of a training net) gets zero, as Caffe's empty backward leaves it.
 #pragma once
 
 #include <optional>

@@ -23,7 +23,8 @@ Status Im2colLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   const reference::Window2d& w = window_;
   const int out_h =
       reference::ConvOutputSize(height_, w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
-  const int out_w = reference::ConvOutputSize(width_, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
+  const int out_w =
+      reference::ConvOutputSize(width_, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
   if (out_h <= 0 || out_w <= 0) {
     return Error("the dilated kernel " + std::to_string(w.DilatedKernelH()) + "x" +
                  std::to_string(w.DilatedKernelW()) + " is larger than the padded input of " +

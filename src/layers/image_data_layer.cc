@@ -50,8 +50,8 @@ Status ImageDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
                       Dimension("image_data_param.new_width", image.new_width(), false));
   if (new_height_ > 0) {
     // The batch a resize makes, refused before any image is decoded at that size.
-    const Status fits = CheckTensorShape({batch_size_, image.is_color() ? 3 : 1, new_height_,
-                                          new_width_});
+    const Status fits =
+        CheckTensorShape({batch_size_, image.is_color() ? 3 : 1, new_height_, new_width_});
     if (!fits.ok()) return Error("image_data_param.new_height/new_width: " + fits.message());
   }
   list_path_ = image.source();

@@ -35,8 +35,8 @@ using TensorVec = std::vector<Tensor*>;
 // What a layer needs from its surroundings; passed in, never global.
 struct LayerContext {
   Phase phase = TRAIN;
-  uint64_t seed = 1701;  // the layer's own random stream (fillers, dropout, data order)
-  std::string engine;    // the engine asked for (layers/engine.h); "" lets the layer choose
+  uint64_t seed = 1701;        // the layer's own random stream (fillers, dropout, data order)
+  std::string engine;          // the engine asked for (layers/engine.h); "" lets the layer choose
   Scratch* scratch = nullptr;  // the net's per-call kernel scratch (null: kernels keep their own)
 };
 
@@ -76,7 +76,8 @@ class Layer {
     return i < static_cast<int>(param_propagate_down_.size()) && param_propagate_down_[i];
   }
   void set_param_propagate_down(int i, bool value) {
-    if (static_cast<int>(param_propagate_down_.size()) <= i) param_propagate_down_.resize(i + 1, true);
+    if (static_cast<int>(param_propagate_down_.size()) <= i)
+      param_propagate_down_.resize(i + 1, true);
     param_propagate_down_[i] = value;
   }
 

@@ -30,7 +30,8 @@ void LogLayer::ForwardElements(const float* x, float* y, int64_t n) const {
 
 void LogLayer::BackwardElements(const float* x, const float* y, const float* dy, float* dx,
                                 int64_t n) const {
-  for (int64_t i = 0; i < n; ++i) dx[i] = dy[i] * backward_scale_ / (input_scale_ * x[i] + input_shift_);
+  for (int64_t i = 0; i < n; ++i)
+    dx[i] = dy[i] * backward_scale_ / (input_scale_ * x[i] + input_shift_);
 }
 
 }  // namespace dtrain

@@ -23,9 +23,9 @@ class LogLayer : public NeuronLayer {
                         int64_t n) const override;
 
  private:
-  float base_scale_ = 1.f;    // 1 / ln(base)
-  float input_scale_ = 1.f;   // log_param.scale
-  float input_shift_ = 0.f;   // log_param.shift
+  float base_scale_ = 1.f;      // 1 / ln(base)
+  float input_scale_ = 1.f;     // log_param.scale
+  float input_shift_ = 0.f;     // log_param.shift
   float backward_scale_ = 1.f;  // scale / ln(base)
 };
 

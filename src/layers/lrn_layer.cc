@@ -32,7 +32,8 @@ Status LRNLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   top[0]->ReshapeLike(in);
   // Implementation list: oneDNN, then the reference loops (which keep the scale for backward).
   StatusOr<bool> changed = kernel_.Update(
-      engine_, shape_, [&] { return onednn::Lrn::Create(shape_, across_channels_, /*training=*/true, scratch_); },
+      engine_, shape_,
+      [&] { return onednn::Lrn::Create(shape_, across_channels_, /*training=*/true, scratch_); },
       &engine_report_);
   if (!changed.ok()) return Error(changed.status().message());
   if (!kernel_.fast()) scale_.ReshapeLike(in);

@@ -54,8 +54,9 @@ Status MemoryDataLayer::Reset(const std::vector<float>& data, const std::vector<
 
 Status MemoryDataLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   if (items_ == 0) {
-    return Error("no data yet: a MemoryData layer is fed by its program (Reset) before the "
-                 "first forward");
+    return Error(
+        "no data yet: a MemoryData layer is fed by its program (Reset) before the "
+        "first forward");
   }
   const int64_t item_values = top[0]->count(1);
   std::copy_n(data_.begin() + position_ * item_values, batch_size_ * item_values,

@@ -6,7 +6,8 @@ namespace dtrain {
 
 Status NeuronLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   if (top[0] == bottom[0] && !AllowsInPlace()) {
-    return Error("does not run in place (as in Caffe): give its top a name other than its bottom's");
+    return Error(
+        "does not run in place (as in Caffe): give its top a name other than its bottom's");
   }
   top[0]->ReshapeLike(*bottom[0]);
   if (KeepsInput(bottom, top)) input_.ReshapeLike(*bottom[0]);
@@ -15,7 +16,8 @@ Status NeuronLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
 
 Status NeuronLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   const int64_t n = bottom[0]->count();
-  if (KeepsInput(bottom, top)) std::copy(bottom[0]->data(), bottom[0]->data() + n, input_.mutable_data());
+  if (KeepsInput(bottom, top))
+    std::copy(bottom[0]->data(), bottom[0]->data() + n, input_.mutable_data());
   ForwardElements(bottom[0]->data(), top[0]->mutable_data(), n);
   return Status::Ok();
 }

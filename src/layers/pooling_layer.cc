@@ -125,8 +125,7 @@ Status PoolingLayer::ReshapeKernel(bool mask_top) {
       &engine_report_);
   if (!changed.ok()) return Error(changed.status().message());
   if (*changed && (is_max_ || stochastic_) && !kernel_.fast()) {
-    mask_.resize(static_cast<size_t>(shape_.batch) * shape_.channels * shape_.out_h *
-                 shape_.out_w);
+    mask_.resize(static_cast<size_t>(shape_.batch) * shape_.channels * shape_.out_h * shape_.out_w);
   }
   return Status::Ok();
 }

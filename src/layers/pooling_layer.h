@@ -18,9 +18,8 @@
 // reference loops (kernels/reference/pooling.h), parallel over planes. Not thread-safe.
 #pragma once
 
-#include <vector>
-
 #include <memory>
+#include <vector>
 
 #include "kernels/onednn/pooling.h"
 #include "kernels/reference/pooling.h"

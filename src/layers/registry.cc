@@ -1,5 +1,10 @@
 
 
+#include "layers/registry.h"
+
+#include <functional>
+#include <map>
+
 #include "layers/absval_layer.h"
 #include "layers/accuracy_layer.h"
 #include "layers/argmax_layer.h"
@@ -43,7 +48,6 @@
 #include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
 #include "layers/reduction_layer.h"
-#include "layers/registry.h"
 #include "layers/relu_layer.h"
 #include "layers/reshape_layer.h"
 #include "layers/rnn_layer.h"
@@ -62,8 +66,6 @@
 #include "layers/threshold_layer.h"
 #include "layers/tile_layer.h"
 #include "layers/window_data_layer.h"
-#include <functional>
-#include <map>
 // One include per layer file, in the order of the table below.
 
 namespace dtrain {
@@ -149,7 +151,8 @@ const std::map<std::string, Factory>& Table() {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Layer>> CreateLayer(const LayerParameter& param, const LayerContext& context) {
+StatusOr<std::unique_ptr<Layer>> CreateLayer(const LayerParameter& param,
+                                             const LayerContext& context) {
   auto it = Table().find(param.type());
   if (it == Table().end()) {
     std::string list;

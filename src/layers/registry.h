@@ -11,7 +11,8 @@
 namespace dtrain {
 
 // Creates the layer named by param.type(); an unknown type is an error listing the supported ones.
-StatusOr<std::unique_ptr<Layer>> CreateLayer(const LayerParameter& param, const LayerContext& context);
+StatusOr<std::unique_ptr<Layer>> CreateLayer(const LayerParameter& param,
+                                             const LayerContext& context);
 bool IsSupportedLayerType(const std::string& type);
 std::vector<std::string> SupportedLayerTypes();
 

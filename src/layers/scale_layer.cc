@@ -41,7 +41,8 @@ Status ScaleLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
     bp->set_axis(p.axis());
     bp->set_num_axes(learned_scale ? p.num_axes() : bottom[1]->num_axes());
     *bp->mutable_filler() = p.bias_filler();
-    bias_layer_ = std::make_unique<BiasLayer>(bias_param, LayerContext{phase_, rng_.Next(), engine_name(), scratch_});
+    bias_layer_ = std::make_unique<BiasLayer>(
+        bias_param, LayerContext{phase_, rng_.Next(), engine_name(), scratch_});
     if (preloaded) bias_layer_->blobs().push_back(blobs_.back());
     DT_RETURN_IF_ERROR(bias_layer_->Setup({bottom[0]}, top));
     if (!preloaded) blobs_.push_back(bias_layer_->blobs()[0]);

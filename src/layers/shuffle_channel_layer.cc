@@ -17,8 +17,7 @@ Status ShuffleChannelLayer::Reshape(const TensorVec& bottom, const TensorVec& to
   channels_ = in.shape(1);
   if (group == 0 || channels_ % static_cast<int64_t>(group) != 0) {
     return Error("shuffle_channel_param.group (" + std::to_string(group) +
-                 ") must be positive and divide the channels (" + std::to_string(channels_) +
-                 ")");
+                 ") must be positive and divide the channels (" + std::to_string(channels_) + ")");
   }
   group_ = static_cast<int>(group);
   plane_ = in.count(2);
@@ -46,7 +45,8 @@ Status ShuffleChannelLayer::ForwardImpl(const TensorVec& bottom, const TensorVec
   return Status::Ok();
 }
 
-void ShuffleChannelLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
+void ShuffleChannelLayer::BackwardImpl(const TensorVec& top,
+                                       const std::vector<bool>& propagate_down,
                                        const TensorVec& bottom) {
   if (!propagate_down[0]) return;
   Permute(top[0]->diff(), bottom[0]->mutable_diff(), /*inverse=*/true);

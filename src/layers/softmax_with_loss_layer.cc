@@ -12,7 +12,8 @@ Status SoftmaxWithLossLayer::LayerSetUp(const TensorVec& bottom, const TensorVec
   LayerParameter softmax_param(param_);
   softmax_param.set_type("Softmax");
   softmax_param.clear_loss_weight();
-  softmax_ = std::make_unique<SoftmaxLayer>(softmax_param, LayerContext{phase_, 0, engine_name(), scratch_});
+  softmax_ = std::make_unique<SoftmaxLayer>(softmax_param,
+                                            LayerContext{phase_, 0, engine_name(), scratch_});
   softmax_top_ = {&prob_};
   DT_RETURN_IF_ERROR(softmax_->Setup({bottom[0]}, softmax_top_));
 

@@ -25,10 +25,10 @@ Status TileLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   outer_ = x.count(0, axis);
   inner_ = x.count(axis);
   std::vector<int> shape = x.shape();
-  DT_ASSIGN_OR_RETURN(shape[axis], Dimension("the tiled axis (tile_param.tiles " +
-                                                  std::to_string(tiles_) + " x " +
-                                                  std::to_string(shape[axis]) + ")",
-                                              static_cast<int64_t>(shape[axis]) * tiles_, false));
+  DT_ASSIGN_OR_RETURN(
+      shape[axis], Dimension("the tiled axis (tile_param.tiles " + std::to_string(tiles_) + " x " +
+                                 std::to_string(shape[axis]) + ")",
+                             static_cast<int64_t>(shape[axis]) * tiles_, false));
   top[0]->Reshape(shape);
   return Status::Ok();
 }

@@ -107,9 +107,9 @@ Status WindowDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
   windows_ = std::move(file).value();
   channels_ = windows_.images[0].channels;
   if (foreground_per_batch_ > 0 && windows_.foreground.empty()) {
-    return Error("window file '" + source_ + "' has no foreground window (overlap >= " +
-                 std::to_string(w.fg_threshold()) + ") to fill " +
-                 std::to_string(foreground_per_batch_) + " places of each batch");
+    return Error("window file '" + source_ +
+                 "' has no foreground window (overlap >= " + std::to_string(w.fg_threshold()) +
+                 ") to fill " + std::to_string(foreground_per_batch_) + " places of each batch");
   }
   if (foreground_per_batch_ < batch_size_ && windows_.background.empty()) {
     return Error("window file '" + source_ + "' has no background window (overlap < " +
@@ -194,7 +194,8 @@ Status WindowDataLayer::LoadWindow(const Window& window, bool mirror, float* dat
     const int unclipped_height = at.y2 - at.y1 + 1;
     const int unclipped_width = at.x2 - at.x1 + 1;
     int pad_x1 = std::max(0, -at.x1), pad_y1 = std::max(0, -at.y1);
-    int pad_x2 = std::max(0, at.x2 - image.width + 1), pad_y2 = std::max(0, at.y2 - image.height + 1);
+    int pad_x2 = std::max(0, at.x2 - image.width + 1),
+        pad_y2 = std::max(0, at.y2 - image.height + 1);
     at.x1 += pad_x1;
     at.x2 -= pad_x2;
     at.y1 += pad_y1;

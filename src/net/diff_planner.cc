@@ -13,9 +13,8 @@ DiffPlan PlanDiffBuffers(const std::vector<std::optional<DiffLifetime>>& blobs) 
   for (size_t i = 0; i < blobs.size(); ++i) {
     if (blobs[i]) order.push_back(static_cast<int>(i));
   }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return blobs[a]->last_consumer > blobs[b]->last_consumer;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return blobs[a]->last_consumer > blobs[b]->last_consumer; });
   std::vector<int> busy_until;  // per buffer: the producer index of its latest blob (dies after)
   for (int blob : order) {
     const DiffLifetime& life = *blobs[blob];

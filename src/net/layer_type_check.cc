@@ -17,9 +17,11 @@ Status CheckLayerTypes(const NetParameter& net, const std::string& source) {
   }
   if (count == 0) return Status::Ok();
   std::string supported;
-  for (const std::string& t : SupportedLayerTypes()) supported += (supported.empty() ? "" : ", ") + t;
-  return Unsupported((source.empty() ? "" : source + ": ") + std::to_string(count) + " layer(s) of a type dtrain does not " +
-                     "have:" + unknown + "\nsupported types: " + supported);
+  for (const std::string& t : SupportedLayerTypes())
+    supported += (supported.empty() ? "" : ", ") + t;
+  return Unsupported((source.empty() ? "" : source + ": ") + std::to_string(count) +
+                     " layer(s) of a type dtrain does not " + "have:" + unknown +
+                     "\nsupported types: " + supported);
 }
 
 }  // namespace dtrain

@@ -12,7 +12,8 @@
 namespace dtrain {
 
 // Ok when the registry knows every layer type of `net` (all phases); else Unsupported listing,
-// one per line after `source` (left out when empty), each layer with an unknown type, then the supported types.
+// one per line after `source` (left out when empty), each layer with an unknown type, then the
+// supported types.
 Status CheckLayerTypes(const NetParameter& net, const std::string& source);
 
 }  // namespace dtrain

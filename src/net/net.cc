@@ -184,8 +184,9 @@ Status Net::AppendLayer(const LayerParameter& lp, int layer_index, uint64_t seed
                              "' is not produced by any earlier layer");
     }
     // The last blob with this name (in-place layers reuse names).
-    const int id = static_cast<int>(blob_names_.rend() -
-                                    std::find(blob_names_.rbegin(), blob_names_.rend(), blob_name)) - 1;
+    const int id = static_cast<int>(blob_names_.rend() - std::find(blob_names_.rbegin(),
+                                                                   blob_names_.rend(), blob_name)) -
+                   1;
     bottoms.push_back(blobs_[id].get());
     bottom_ids.push_back(id);
     bool need = blob_need_backward_[id];
@@ -342,8 +343,8 @@ void Net::DecideBackward(bool force_backward) {
     for (size_t i = 0; i < layers_.size(); ++i) {
       layer_need_backward_[i] = true;
       for (size_t j = 0; j < bottom_need_backward_[i].size(); ++j) {
-        bottom_need_backward_[i][j] = bottom_need_backward_[i][j] ||
-                                      layers_[i]->AllowForceBackward(static_cast<int>(j));
+        bottom_need_backward_[i][j] =
+            bottom_need_backward_[i][j] || layers_[i]->AllowForceBackward(static_cast<int>(j));
       }
     }
   }

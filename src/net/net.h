@@ -52,7 +52,8 @@ class Net {
   // `seed` seeds every layer's own random stream (fillers, dropout, data order).
   // `forced_engine` (the --engine flag), when not empty, is the engine of every layer.
   static StatusOr<std::unique_ptr<Net>> Create(const NetParameter& param, const NetState& state,
-                                               uint64_t seed, const std::string& forced_engine = "");
+                                               uint64_t seed,
+                                               const std::string& forced_engine = "");
 
   // Runs every layer's forward; returns the total weighted loss.
   StatusOr<float> Forward();

@@ -20,6 +20,19 @@ bool StateMeetsRule(const NetState& state, const NetStateRule& rule) {
   return true;
 }
 
+bool StateKeepsLayer(const NetState& state, const LayerParameter& layer) {
+  if (layer.include_size() > 0) {
+    for (const NetStateRule& rule : layer.include()) {
+      if (StateMeetsRule(state, rule)) return true;
+    }
+    return false;
+  }
+  for (const NetStateRule& rule : layer.exclude()) {
+    if (StateMeetsRule(state, rule)) return false;
+  }
+  return true;
+}
+
 StatusOr<NetParameter> FilterNet(const NetParameter& param, const NetState& state) {
   NetParameter filtered(param);
   filtered.clear_layer();
@@ -28,14 +41,7 @@ StatusOr<NetParameter> FilterNet(const NetParameter& param, const NetState& stat
       return InvalidArgument("layer '" + layer.name() +
                              "' specifies both include and exclude rules; use one of them");
     }
-    bool keep = layer.include_size() == 0;
-    for (const NetStateRule& rule : layer.exclude()) {
-      if (StateMeetsRule(state, rule)) keep = false;
-    }
-    for (const NetStateRule& rule : layer.include()) {
-      if (StateMeetsRule(state, rule)) keep = true;
-    }
-    if (keep) *filtered.add_layer() = layer;
+    if (StateKeepsLayer(state, layer)) *filtered.add_layer() = layer;
   }
   return filtered;
 }

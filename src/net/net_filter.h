@@ -12,6 +12,9 @@
 namespace dtrain {
 
 bool StateMeetsRule(const NetState& state, const NetStateRule& rule);
+// Whether `state` keeps `layer` by the rules above (a layer with both kinds of rules, which
+// FilterNet refuses, is kept by its include rules).
+bool StateKeepsLayer(const NetState& state, const LayerParameter& layer);
 // The layers of `param` that `state` selects; error if a layer has both include and exclude.
 StatusOr<NetParameter> FilterNet(const NetParameter& param, const NetState& state);
 

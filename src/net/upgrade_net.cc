@@ -33,55 +33,99 @@ void MoveTransformFields(P* p, V1LayerParameter* layer) {
 
 bool HasOldTransformFields(const V1LayerParameter& layer) {
   switch (layer.type()) {
-    case V1LayerParameter::DATA: return HasTransformFields(layer.data_param());
-    case V1LayerParameter::IMAGE_DATA: return HasTransformFields(layer.image_data_param());
-    case V1LayerParameter::WINDOW_DATA: return HasTransformFields(layer.window_data_param());
-    default: return false;
+    case V1LayerParameter::DATA:
+      return HasTransformFields(layer.data_param());
+    case V1LayerParameter::IMAGE_DATA:
+      return HasTransformFields(layer.image_data_param());
+    case V1LayerParameter::WINDOW_DATA:
+      return HasTransformFields(layer.window_data_param());
+    default:
+      return false;
   }
 }
 
 std::string V1TypeName(V1LayerParameter::LayerType type) {
   switch (type) {
-    case V1LayerParameter::NONE: return "";
-    case V1LayerParameter::ABSVAL: return "AbsVal";
-    case V1LayerParameter::ACCURACY: return "Accuracy";
-    case V1LayerParameter::ARGMAX: return "ArgMax";
-    case V1LayerParameter::BNLL: return "BNLL";
-    case V1LayerParameter::CONCAT: return "Concat";
-    case V1LayerParameter::CONTRASTIVE_LOSS: return "ContrastiveLoss";
-    case V1LayerParameter::CONVOLUTION: return "Convolution";
-    case V1LayerParameter::DATA: return "Data";
-    case V1LayerParameter::DECONVOLUTION: return "Deconvolution";
-    case V1LayerParameter::DROPOUT: return "Dropout";
-    case V1LayerParameter::DUMMY_DATA: return "DummyData";
-    case V1LayerParameter::EUCLIDEAN_LOSS: return "EuclideanLoss";
-    case V1LayerParameter::ELTWISE: return "Eltwise";
-    case V1LayerParameter::EXP: return "Exp";
-    case V1LayerParameter::FLATTEN: return "Flatten";
-    case V1LayerParameter::HDF5_DATA: return "HDF5Data";
-    case V1LayerParameter::HDF5_OUTPUT: return "HDF5Output";
-    case V1LayerParameter::HINGE_LOSS: return "HingeLoss";
-    case V1LayerParameter::IM2COL: return "Im2col";
-    case V1LayerParameter::IMAGE_DATA: return "ImageData";
-    case V1LayerParameter::INFOGAIN_LOSS: return "InfogainLoss";
-    case V1LayerParameter::INNER_PRODUCT: return "InnerProduct";
-    case V1LayerParameter::LRN: return "LRN";
-    case V1LayerParameter::MEMORY_DATA: return "MemoryData";
-    case V1LayerParameter::MULTINOMIAL_LOGISTIC_LOSS: return "MultinomialLogisticLoss";
-    case V1LayerParameter::MVN: return "MVN";
-    case V1LayerParameter::POOLING: return "Pooling";
-    case V1LayerParameter::POWER: return "Power";
-    case V1LayerParameter::RELU: return "ReLU";
-    case V1LayerParameter::SIGMOID: return "Sigmoid";
-    case V1LayerParameter::SIGMOID_CROSS_ENTROPY_LOSS: return "SigmoidCrossEntropyLoss";
-    case V1LayerParameter::SILENCE: return "Silence";
-    case V1LayerParameter::SOFTMAX: return "Softmax";
-    case V1LayerParameter::SOFTMAX_LOSS: return "SoftmaxWithLoss";
-    case V1LayerParameter::SPLIT: return "Split";
-    case V1LayerParameter::SLICE: return "Slice";
-    case V1LayerParameter::TANH: return "TanH";
-    case V1LayerParameter::WINDOW_DATA: return "WindowData";
-    case V1LayerParameter::THRESHOLD: return "Threshold";
+    case V1LayerParameter::NONE:
+      return "";
+    case V1LayerParameter::ABSVAL:
+      return "AbsVal";
+    case V1LayerParameter::ACCURACY:
+      return "Accuracy";
+    case V1LayerParameter::ARGMAX:
+      return "ArgMax";
+    case V1LayerParameter::BNLL:
+      return "BNLL";
+    case V1LayerParameter::CONCAT:
+      return "Concat";
+    case V1LayerParameter::CONTRASTIVE_LOSS:
+      return "ContrastiveLoss";
+    case V1LayerParameter::CONVOLUTION:
+      return "Convolution";
+    case V1LayerParameter::DATA:
+      return "Data";
+    case V1LayerParameter::DECONVOLUTION:
+      return "Deconvolution";
+    case V1LayerParameter::DROPOUT:
+      return "Dropout";
+    case V1LayerParameter::DUMMY_DATA:
+      return "DummyData";
+    case V1LayerParameter::EUCLIDEAN_LOSS:
+      return "EuclideanLoss";
+    case V1LayerParameter::ELTWISE:
+      return "Eltwise";
+    case V1LayerParameter::EXP:
+      return "Exp";
+    case V1LayerParameter::FLATTEN:
+      return "Flatten";
+    case V1LayerParameter::HDF5_DATA:
+      return "HDF5Data";
+    case V1LayerParameter::HDF5_OUTPUT:
+      return "HDF5Output";
+    case V1LayerParameter::HINGE_LOSS:
+      return "HingeLoss";
+    case V1LayerParameter::IM2COL:
+      return "Im2col";
+    case V1LayerParameter::IMAGE_DATA:
+      return "ImageData";
+    case V1LayerParameter::INFOGAIN_LOSS:
+      return "InfogainLoss";
+    case V1LayerParameter::INNER_PRODUCT:
+      return "InnerProduct";
+    case V1LayerParameter::LRN:
+      return "LRN";
+    case V1LayerParameter::MEMORY_DATA:
+      return "MemoryData";
+    case V1LayerParameter::MULTINOMIAL_LOGISTIC_LOSS:
+      return "MultinomialLogisticLoss";
+    case V1LayerParameter::MVN:
+      return "MVN";
+    case V1LayerParameter::POOLING:
+      return "Pooling";
+    case V1LayerParameter::POWER:
+      return "Power";
+    case V1LayerParameter::RELU:
+      return "ReLU";
+    case V1LayerParameter::SIGMOID:
+      return "Sigmoid";
+    case V1LayerParameter::SIGMOID_CROSS_ENTROPY_LOSS:
+      return "SigmoidCrossEntropyLoss";
+    case V1LayerParameter::SILENCE:
+      return "Silence";
+    case V1LayerParameter::SOFTMAX:
+      return "Softmax";
+    case V1LayerParameter::SOFTMAX_LOSS:
+      return "SoftmaxWithLoss";
+    case V1LayerParameter::SPLIT:
+      return "Split";
+    case V1LayerParameter::SLICE:
+      return "Slice";
+    case V1LayerParameter::TANH:
+      return "TanH";
+    case V1LayerParameter::WINDOW_DATA:
+      return "WindowData";
+    case V1LayerParameter::THRESHOLD:
+      return "Threshold";
   }
   return "";  // unreachable: the parser keeps unknown enum numbers out of the field
 }
@@ -168,14 +212,17 @@ void UpgradeDataTransformation(NetParameter* net) {
   for (V1LayerParameter& layer : *net->mutable_layers()) {
     if (!HasOldTransformFields(layer)) continue;
     switch (layer.type()) {
-      case V1LayerParameter::DATA: MoveTransformFields(layer.mutable_data_param(), &layer); break;
+      case V1LayerParameter::DATA:
+        MoveTransformFields(layer.mutable_data_param(), &layer);
+        break;
       case V1LayerParameter::IMAGE_DATA:
         MoveTransformFields(layer.mutable_image_data_param(), &layer);
         break;
       case V1LayerParameter::WINDOW_DATA:
         MoveTransformFields(layer.mutable_window_data_param(), &layer);
         break;
-      default: break;
+      default:
+        break;
     }
   }
 }

@@ -66,76 +66,117 @@ Status MoveV0Fields(const V0LayerParameter& v0, V1LayerParameter* out) {
   auto wd = [&] { return out->mutable_window_data_param(); };
 
   if (v0.has_num_output()) {
-    if (conv) cv()->set_num_output(v0.num_output());
-    else if (ip) in()->set_num_output(v0.num_output());
-    else return NoHome(v0, "num_output");
+    if (conv)
+      cv()->set_num_output(v0.num_output());
+    else if (ip)
+      in()->set_num_output(v0.num_output());
+    else
+      return NoHome(v0, "num_output");
   }
   if (v0.has_biasterm()) {
-    if (conv) cv()->set_bias_term(v0.biasterm());
-    else if (ip) in()->set_bias_term(v0.biasterm());
-    else return NoHome(v0, "biasterm");
+    if (conv)
+      cv()->set_bias_term(v0.biasterm());
+    else if (ip)
+      in()->set_bias_term(v0.biasterm());
+    else
+      return NoHome(v0, "biasterm");
   }
   if (v0.has_weight_filler()) {
-    if (conv) *cv()->mutable_weight_filler() = v0.weight_filler();
-    else if (ip) *in()->mutable_weight_filler() = v0.weight_filler();
-    else return NoHome(v0, "weight_filler");
+    if (conv)
+      *cv()->mutable_weight_filler() = v0.weight_filler();
+    else if (ip)
+      *in()->mutable_weight_filler() = v0.weight_filler();
+    else
+      return NoHome(v0, "weight_filler");
   }
   if (v0.has_bias_filler()) {
-    if (conv) *cv()->mutable_bias_filler() = v0.bias_filler();
-    else if (ip) *in()->mutable_bias_filler() = v0.bias_filler();
-    else return NoHome(v0, "bias_filler");
+    if (conv)
+      *cv()->mutable_bias_filler() = v0.bias_filler();
+    else if (ip)
+      *in()->mutable_bias_filler() = v0.bias_filler();
+    else
+      return NoHome(v0, "bias_filler");
   }
   if (v0.has_pad()) {
-    if (conv) cv()->add_pad(v0.pad());
-    else if (pool) pl()->set_pad(v0.pad());
-    else return NoHome(v0, "pad");
+    if (conv)
+      cv()->add_pad(v0.pad());
+    else if (pool)
+      pl()->set_pad(v0.pad());
+    else
+      return NoHome(v0, "pad");
   }
   if (v0.has_kernelsize()) {
-    if (conv) cv()->add_kernel_size(v0.kernelsize());
-    else if (pool) pl()->set_kernel_size(v0.kernelsize());
-    else return NoHome(v0, "kernelsize");
+    if (conv)
+      cv()->add_kernel_size(v0.kernelsize());
+    else if (pool)
+      pl()->set_kernel_size(v0.kernelsize());
+    else
+      return NoHome(v0, "kernelsize");
   }
   if (v0.has_group()) {
-    if (conv) cv()->set_group(v0.group());
-    else return NoHome(v0, "group");
+    if (conv)
+      cv()->set_group(v0.group());
+    else
+      return NoHome(v0, "group");
   }
   if (v0.has_stride()) {
-    if (conv) cv()->add_stride(v0.stride());
-    else if (pool) pl()->set_stride(v0.stride());
-    else return NoHome(v0, "stride");
+    if (conv)
+      cv()->add_stride(v0.stride());
+    else if (pool)
+      pl()->set_stride(v0.stride());
+    else
+      return NoHome(v0, "stride");
   }
   if (v0.has_pool()) {
     // V0's MAX/AVE/STOCHASTIC carry the numbers of PoolingParameter's.
-    if (pool) pl()->set_pool(static_cast<PoolingParameter::PoolMethod>(v0.pool()));
-    else return NoHome(v0, "pool");
+    if (pool)
+      pl()->set_pool(static_cast<PoolingParameter::PoolMethod>(v0.pool()));
+    else
+      return NoHome(v0, "pool");
   }
   if (v0.has_dropout_ratio()) {
-    if (t == "dropout") out->mutable_dropout_param()->set_dropout_ratio(v0.dropout_ratio());
-    else return NoHome(v0, "dropout_ratio");
+    if (t == "dropout")
+      out->mutable_dropout_param()->set_dropout_ratio(v0.dropout_ratio());
+    else
+      return NoHome(v0, "dropout_ratio");
   }
   if (v0.has_local_size()) {
-    if (lrn) lr()->set_local_size(v0.local_size());
-    else return NoHome(v0, "local_size");
+    if (lrn)
+      lr()->set_local_size(v0.local_size());
+    else
+      return NoHome(v0, "local_size");
   }
   if (v0.has_alpha()) {
-    if (lrn) lr()->set_alpha(v0.alpha());
-    else return NoHome(v0, "alpha");
+    if (lrn)
+      lr()->set_alpha(v0.alpha());
+    else
+      return NoHome(v0, "alpha");
   }
   if (v0.has_beta()) {
-    if (lrn) lr()->set_beta(v0.beta());
-    else return NoHome(v0, "beta");
+    if (lrn)
+      lr()->set_beta(v0.beta());
+    else
+      return NoHome(v0, "beta");
   }
   if (v0.has_k()) {
-    if (lrn) lr()->set_k(v0.k());
-    else return NoHome(v0, "k");
+    if (lrn)
+      lr()->set_k(v0.k());
+    else
+      return NoHome(v0, "k");
   }
   if (v0.has_source()) {
-    if (data) out->mutable_data_param()->set_source(v0.source());
-    else if (hdf5) out->mutable_hdf5_data_param()->set_source(v0.source());
-    else if (images) im()->set_source(v0.source());
-    else if (window) wd()->set_source(v0.source());
-    else if (t == "infogain_loss") out->mutable_infogain_loss_param()->set_source(v0.source());
-    else return NoHome(v0, "source");
+    if (data)
+      out->mutable_data_param()->set_source(v0.source());
+    else if (hdf5)
+      out->mutable_hdf5_data_param()->set_source(v0.source());
+    else if (images)
+      im()->set_source(v0.source());
+    else if (window)
+      wd()->set_source(v0.source());
+    else if (t == "infogain_loss")
+      out->mutable_infogain_loss_param()->set_source(v0.source());
+    else
+      return NoHome(v0, "source");
   }
   // The transformation fields go to transform_param whatever the type, as in Caffe.
   if (v0.has_scale()) out->mutable_transform_param()->set_scale(v0.scale());
@@ -143,56 +184,84 @@ Status MoveV0Fields(const V0LayerParameter& v0, V1LayerParameter* out) {
   if (v0.has_cropsize()) out->mutable_transform_param()->set_crop_size(v0.cropsize());
   if (v0.has_mirror()) out->mutable_transform_param()->set_mirror(v0.mirror());
   if (v0.has_batchsize()) {
-    if (data) out->mutable_data_param()->set_batch_size(v0.batchsize());
-    else if (hdf5) out->mutable_hdf5_data_param()->set_batch_size(v0.batchsize());
-    else if (images) im()->set_batch_size(v0.batchsize());
-    else if (window) wd()->set_batch_size(v0.batchsize());
-    else return NoHome(v0, "batchsize");
+    if (data)
+      out->mutable_data_param()->set_batch_size(v0.batchsize());
+    else if (hdf5)
+      out->mutable_hdf5_data_param()->set_batch_size(v0.batchsize());
+    else if (images)
+      im()->set_batch_size(v0.batchsize());
+    else if (window)
+      wd()->set_batch_size(v0.batchsize());
+    else
+      return NoHome(v0, "batchsize");
   }
   if (v0.has_rand_skip()) {
-    if (data) out->mutable_data_param()->set_rand_skip(v0.rand_skip());
-    else if (images) im()->set_rand_skip(v0.rand_skip());
-    else return NoHome(v0, "rand_skip");
+    if (data)
+      out->mutable_data_param()->set_rand_skip(v0.rand_skip());
+    else if (images)
+      im()->set_rand_skip(v0.rand_skip());
+    else
+      return NoHome(v0, "rand_skip");
   }
   if (v0.has_shuffle_images()) {
-    if (images) im()->set_shuffle(v0.shuffle_images());
-    else return NoHome(v0, "shuffle_images");
+    if (images)
+      im()->set_shuffle(v0.shuffle_images());
+    else
+      return NoHome(v0, "shuffle_images");
   }
   if (v0.has_new_height()) {
-    if (images) im()->set_new_height(v0.new_height());
-    else return NoHome(v0, "new_height");
+    if (images)
+      im()->set_new_height(v0.new_height());
+    else
+      return NoHome(v0, "new_height");
   }
   if (v0.has_new_width()) {
-    if (images) im()->set_new_width(v0.new_width());
-    else return NoHome(v0, "new_width");
+    if (images)
+      im()->set_new_width(v0.new_width());
+    else
+      return NoHome(v0, "new_width");
   }
   if (v0.has_concat_dim()) {
-    if (t == "concat") out->mutable_concat_param()->set_concat_dim(v0.concat_dim());
-    else return NoHome(v0, "concat_dim");
+    if (t == "concat")
+      out->mutable_concat_param()->set_concat_dim(v0.concat_dim());
+    else
+      return NoHome(v0, "concat_dim");
   }
   if (v0.has_det_fg_threshold()) {
-    if (window) wd()->set_fg_threshold(v0.det_fg_threshold());
-    else return NoHome(v0, "det_fg_threshold");
+    if (window)
+      wd()->set_fg_threshold(v0.det_fg_threshold());
+    else
+      return NoHome(v0, "det_fg_threshold");
   }
   if (v0.has_det_bg_threshold()) {
-    if (window) wd()->set_bg_threshold(v0.det_bg_threshold());
-    else return NoHome(v0, "det_bg_threshold");
+    if (window)
+      wd()->set_bg_threshold(v0.det_bg_threshold());
+    else
+      return NoHome(v0, "det_bg_threshold");
   }
   if (v0.has_det_fg_fraction()) {
-    if (window) wd()->set_fg_fraction(v0.det_fg_fraction());
-    else return NoHome(v0, "det_fg_fraction");
+    if (window)
+      wd()->set_fg_fraction(v0.det_fg_fraction());
+    else
+      return NoHome(v0, "det_fg_fraction");
   }
   if (v0.has_det_context_pad()) {
-    if (window) wd()->set_context_pad(v0.det_context_pad());
-    else return NoHome(v0, "det_context_pad");
+    if (window)
+      wd()->set_context_pad(v0.det_context_pad());
+    else
+      return NoHome(v0, "det_context_pad");
   }
   if (v0.has_det_crop_mode()) {
-    if (window) wd()->set_crop_mode(v0.det_crop_mode());
-    else return NoHome(v0, "det_crop_mode");
+    if (window)
+      wd()->set_crop_mode(v0.det_crop_mode());
+    else
+      return NoHome(v0, "det_crop_mode");
   }
   if (v0.has_hdf5_output_param()) {
-    if (t == "hdf5_output") *out->mutable_hdf5_output_param() = v0.hdf5_output_param();
-    else return NoHome(v0, "hdf5_output_param");
+    if (t == "hdf5_output")
+      *out->mutable_hdf5_output_param() = v0.hdf5_output_param();
+    else
+      return NoHome(v0, "hdf5_output_param");
   }
   return Status::Ok();
 }
@@ -240,7 +309,8 @@ StatusOr<NetParameter> FoldPaddingLayers(const NetParameter& net) {
                                source.layer().name() + "'; only a conv or pool layer may");
       }
       if (connection.bottom_size() != 1 || source.bottom_size() != 1 || source.top_size() != 1) {
-        return InvalidArgument(Describe(v0) + ": a padding layer folds only into a single-input "
+        return InvalidArgument(Describe(v0) +
+                               ": a padding layer folds only into a single-input "
                                "conv or pool layer, from one bottom to one top");
       }
       V1LayerParameter* target = folded.mutable_layers(folded.layers_size() - 1);

@@ -48,8 +48,8 @@ std::string FirstNonFinite(const Net& net) {
     for (size_t t = 0; t < net.top_vecs()[i].size(); ++t) {
       const Tensor* top = net.top_vecs()[i][t];
       if (FirstNonFiniteIndex(top->diff(), top->count()) >= 0) {
-        return LayerName(net, i) + " gradient of top '" +
-               net.blob_names()[net.top_ids()[i][t]] + "'";
+        return LayerName(net, i) + " gradient of top '" + net.blob_names()[net.top_ids()[i][t]] +
+               "'";
       }
     }
     const auto& params = layers[i]->blobs();

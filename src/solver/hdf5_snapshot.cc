@@ -76,9 +76,9 @@ Status WriteWeightsHdf5(const NetParameter& weights, const std::string& path) {
     for (int i = 0; i < layer.blobs_size(); ++i) {
       const BlobProto& blob = layer.blobs(i);
       Tensor shaped;
-      DT_RETURN_IF_ERROR(shaped.FromProto(blob, /*reshape=*/true)
-                             .WithContext(path + ": layer '" + layer.name() + "' blob " +
-                                          std::to_string(i)));
+      DT_RETURN_IF_ERROR(
+          shaped.FromProto(blob, /*reshape=*/true)
+              .WithContext(path + ": layer '" + layer.name() + "' blob " + std::to_string(i)));
       const std::string name = "/" + layer.name() + "/" + std::to_string(i);
       DT_RETURN_IF_ERROR(file->PutFloats("data" + name, shaped.shape(), shaped.data()));
       if (has_diff) {
@@ -93,7 +93,8 @@ Status WriteWeightsHdf5(const NetParameter& weights, const std::string& path) {
 
 StatusOr<NetParameter> ReadWeightsHdf5(const std::string& path) {
   DT_ASSIGN_OR_RETURN(auto file, Hdf5FileReader::Open(path));
-  if (!file->Has("data")) return DataLoss(path + ": no group 'data' (not a Caffe HDF5 weights file)");
+  if (!file->Has("data"))
+    return DataLoss(path + ": no group 'data' (not a Caffe HDF5 weights file)");
   NetParameter net;
   DT_RETURN_IF_ERROR(ReadBlobGroups(*file, "data", /*diff=*/false, &net));
   if (file->Has("diff")) DT_RETURN_IF_ERROR(ReadBlobGroups(*file, "diff", /*diff=*/true, &net));
@@ -164,7 +165,8 @@ StatusOr<SolverState> ReadSolverStateFile(const std::string& path) {
   if (!read.ok() || state.GetReflection()->GetUnknownFields(state).field_count() > 0) {
     NetParameter weights;
     if (ReadBinaryProto(path, &weights).ok() && weights.layer_size() + weights.layers_size() > 0) {
-      return InvalidArgument(path + " holds a net's weights (a .caffemodel), not a solver state: "
+      return InvalidArgument(path +
+                             " holds a net's weights (a .caffemodel), not a solver state: "
                              "resume with the .solverstate written with it (--snapshot), or "
                              "fine-tune from these weights with --weights");
     }

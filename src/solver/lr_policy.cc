@@ -11,7 +11,8 @@ Status ValidateLrPolicy(const SolverParameter& p) {
     return Status::Ok();
   }
   if (policy == "step" || policy == "sigmoid") {
-    if (p.stepsize() <= 0) return InvalidArgument("lr_policy \"" + policy + "\" needs stepsize > 0");
+    if (p.stepsize() <= 0)
+      return InvalidArgument("lr_policy \"" + policy + "\" needs stepsize > 0");
     return Status::Ok();
   }
   if (policy == "multistep") {

@@ -1,10 +1,9 @@
-#include "solver/sgd_solvers.h"
-
 #include <cmath>
 #include <map>
 
 #include "core/logging.h"
 #include "solver/lr_policy.h"
+#include "solver/sgd_solvers.h"
 
 namespace dtrain {
 
@@ -23,7 +22,8 @@ StatusOr<std::unique_ptr<Solver>> CreateSolver(const SolverParameter& param) {
   if (type == "SGD") return MakeSolver<SgdSolver>(param);
   if (type == "Nesterov") return MakeSolver<NesterovSolver>(param);
   if (type == "AdaGrad") {
-    if (param.momentum() != 0) return InvalidArgument("AdaGrad does not use momentum; set momentum: 0");
+    if (param.momentum() != 0)
+      return InvalidArgument("AdaGrad does not use momentum; set momentum: 0");
     return MakeSolver<AdaGradSolver>(param);
   }
   if (type == "RMSProp") {
@@ -80,7 +80,8 @@ void SgdSolver::ClipGradients() {
   if (clip < 0) return;
   double sumsq = 0;
   for (Tensor* p : net_->learnable_params()) {
-    for (int64_t j = 0; j < p->count(); ++j) sumsq += static_cast<double>(p->diff()[j]) * p->diff()[j];
+    for (int64_t j = 0; j < p->count(); ++j)
+      sumsq += static_cast<double>(p->diff()[j]) * p->diff()[j];
   }
   const float norm = static_cast<float>(std::sqrt(sumsq));
   if (norm <= clip) return;
@@ -109,7 +110,8 @@ void SgdSolver::Regularize(int param_id) {
   if (param_.regularization_type() == "L2") {
     for (int64_t j = 0; j < p->count(); ++j) d[j] += decay * x[j];
   } else if (param_.regularization_type() == "L1") {
-    for (int64_t j = 0; j < p->count(); ++j) d[j] += decay * static_cast<float>((x[j] > 0) - (x[j] < 0));
+    for (int64_t j = 0; j < p->count(); ++j)
+      d[j] += decay * static_cast<float>((x[j] > 0) - (x[j] < 0));
   }
 }
 
@@ -136,7 +138,8 @@ Status SgdSolver::RestoreSolverState(const SolverState& state) {
                     std::to_string(history_.size()));
   }
   for (size_t i = 0; i < history_.size(); ++i) {
-    DT_RETURN_IF_ERROR(history_[i]->FromProto(state.history(static_cast<int>(i)), false)
+    DT_RETURN_IF_ERROR(history_[i]
+                           ->FromProto(state.history(static_cast<int>(i)), false)
                            .WithContext("history blob " + std::to_string(i)));
   }
   return Status::Ok();

@@ -20,8 +20,8 @@ Status PrepareSnapshotOutput(const std::string& snapshot_prefix) {
   const std::string probe = snapshot_prefix + ".write-check-" + std::to_string(getpid());
   const int fd = open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0) {
-    return IoError("cannot write snapshots to '" + dir + "' (snapshot_prefix '" +
-                   snapshot_prefix + "'): " + std::strerror(errno) +
+    return IoError("cannot write snapshots to '" + dir + "' (snapshot_prefix '" + snapshot_prefix +
+                   "'): " + std::strerror(errno) +
                    "; create the directory or change snapshot_prefix");
   }
   close(fd);

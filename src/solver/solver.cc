@@ -19,9 +19,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-StatusOr<NetParameter> LoadNet(const std::string& path) {
-  return ReadNetParameter(path);
-}
+StatusOr<NetParameter> LoadNet(const std::string& path) { return ReadNetParameter(path); }
 
 // The number of images one forward pass consumes: the batch dimension of the first layer's top.
 int BatchSize(const Net& net) {
@@ -58,8 +56,10 @@ Status Solver::InitTrainNet() {
   const int sources = param_.has_net() + param_.has_net_param() + param_.has_train_net() +
                       param_.has_train_net_param();
   if (sources != 1) {
-    return InvalidArgument("the solver must name exactly one train net (net, net_param, "
-                           "train_net or train_net_param); it names " + std::to_string(sources));
+    return InvalidArgument(
+        "the solver must name exactly one train net (net, net_param, "
+        "train_net or train_net_param); it names " +
+        std::to_string(sources));
   }
   NetParameter net_param;
   if (param_.has_train_net_param()) {
@@ -76,9 +76,9 @@ Status Solver::InitTrainNet() {
   state.MergeFrom(net_param.state());
   state.MergeFrom(param_.train_state());
   state.set_phase(TRAIN);
-  DT_ASSIGN_OR_RETURN(net_, Net::Create(net_param, state,
-                                        param_.random_seed() < 0 ? 1701 : param_.random_seed(),
-                                        param_.engine()));
+  DT_ASSIGN_OR_RETURN(
+      net_, Net::Create(net_param, state, param_.random_seed() < 0 ? 1701 : param_.random_seed(),
+                        param_.engine()));
   return Status::Ok();
 }
 
@@ -104,9 +104,9 @@ Status Solver::InitTestNets() {
     while (static_cast<int>(sources.size()) < total) sources.push_back(general);
   }
   if (param_.test_iter_size() != total) {
-    return InvalidArgument("test_iter must be given once per test net: " +
-                           std::to_string(total) + " test net(s), " +
-                           std::to_string(param_.test_iter_size()) + " test_iter value(s)");
+    return InvalidArgument("test_iter must be given once per test net: " + std::to_string(total) +
+                           " test net(s), " + std::to_string(param_.test_iter_size()) +
+                           " test_iter value(s)");
   }
   if (param_.test_state_size() > 0 && param_.test_state_size() != total) {
     return InvalidArgument("test_state must be given once per test net");
@@ -122,8 +122,8 @@ Status Solver::InitTestNets() {
     if (param_.test_state_size() > 0) state.MergeFrom(param_.test_state(i));
     state.set_phase(TEST);
     DT_LOG(INFO) << "Creating test net (#" << i << ")";
-    DT_ASSIGN_OR_RETURN(auto net, Net::Create(sources[i], state, DeriveSeed(seed, 1000 + i),
-                                              param_.engine()));
+    DT_ASSIGN_OR_RETURN(
+        auto net, Net::Create(sources[i], state, DeriveSeed(seed, 1000 + i), param_.engine()));
     DT_RETURN_IF_ERROR(net->ShareTrainedLayersWith(*net_));
     test_nets_.push_back(std::move(net));
   }
@@ -180,6 +180,7 @@ Status Solver::Step(int iters) {
       const auto forward_start = Timeline::Clock::now();
       DT_ASSIGN_OR_RETURN(float l, net_->Forward());
       const auto backward_start = Timeline::Clock::now();
+      if (collectives_.before_backward) collectives_.before_backward(i + 1 == param_.iter_size());
       net_->Backward();
       if (timeline_) {
         timeline_->Add("forward", Timeline::kTraining, forward_start, backward_start);
@@ -200,18 +201,19 @@ Status Solver::Step(int iters) {
       if (const std::string weights = DivergedWeights(*net_); !weights.empty()) {
         return Diverged(weights);
       }
-      const double seconds =
-          std::chrono::duration<double>(Clock::now() - interval_start).count();
+      const double seconds = std::chrono::duration<double>(Clock::now() - interval_start).count();
       DT_RETURN_IF_ERROR(Display(seconds, interval_iters));
       interval_start = Clock::now();
       interval_iters = 0;
     }
     const auto update_start = Timeline::Clock::now();
     ApplyUpdate();
-    if (timeline_) timeline_->Add("update", Timeline::kTraining, update_start, Timeline::Clock::now());
+    if (timeline_)
+      timeline_->Add("update", Timeline::kTraining, update_start, Timeline::Clock::now());
     ++iter_;
     const SolverAction action = action_source_ ? action_source_() : SolverAction::kNone;
-    if ((param_.snapshot() && iter_ % param_.snapshot() == 0) || action == SolverAction::kSnapshot) {
+    if ((param_.snapshot() && iter_ % param_.snapshot() == 0) ||
+        action == SolverAction::kSnapshot) {
       DT_RETURN_IF_ERROR(Snapshot());
     }
     if (action == SolverAction::kStop) {
@@ -279,8 +281,8 @@ Status Solver::Display(double seconds, int iters) {
     const float w = net_->blob_loss_weight(id);
     for (int64_t j = 0; j < blob->count(); ++j, ++k) {
       const float v = static_cast<float>(values[k]);
-      DT_LOG(INFO) << "    Train net output #" << score_index++ << ": "
-                   << net_->blob_names()[id] << " = " << v << LossWeightSuffix(w, v);
+      DT_LOG(INFO) << "    Train net output #" << score_index++ << ": " << net_->blob_names()[id]
+                   << " = " << v << LossWeightSuffix(w, v);
       report.outputs.push_back({net_->blob_names()[id], v, w});
     }
   }
@@ -291,7 +293,8 @@ Status Solver::Display(double seconds, int iters) {
 
 StatusOr<std::vector<TestReport>> Solver::TestAll() {
   std::vector<TestReport> reports;
-  if (collectives_.synchronize_statistics) DT_RETURN_IF_ERROR(collectives_.synchronize_statistics());
+  if (collectives_.synchronize_statistics)
+    DT_RETURN_IF_ERROR(collectives_.synchronize_statistics());
   for (int i = 0; i < static_cast<int>(test_nets_.size()); ++i) {
     const auto start = Timeline::Clock::now();
     DT_ASSIGN_OR_RETURN(TestReport r, Test(i));
@@ -319,7 +322,7 @@ StatusOr<TestReport> Solver::Test(int test_net_id) {
       const Tensor* blob = net.blob(id);
       if (k + static_cast<size_t>(blob->count()) > outputs) {
         return InvalidArgument("test net #" + std::to_string(test_net_id) + ": output '" +
-                     net.blob_names()[id] + "' changed size during the test");
+                               net.blob_names()[id] + "' changed size during the test");
       }
       for (int64_t j = 0; j < blob->count(); ++j, ++k) sums[k] += blob->data()[j];
     }
@@ -338,8 +341,8 @@ StatusOr<TestReport> Solver::Test(int test_net_id) {
     const float w = net.blob_loss_weight(id);
     for (int64_t j = 0; j < blob->count(); ++j, ++k) {
       const float mean = static_cast<float>(sums[k] / std::max(1, iterations));
-      DT_LOG(INFO) << "    Test net output #" << k << ": " << net.blob_names()[id] << " = "
-                   << mean << LossWeightSuffix(w, mean);
+      DT_LOG(INFO) << "    Test net output #" << k << ": " << net.blob_names()[id] << " = " << mean
+                   << LossWeightSuffix(w, mean);
       report.scores.push_back({net.blob_names()[id], mean, w});
     }
   }
@@ -370,7 +373,8 @@ Status Solver::Snapshot() {
   if (const std::string weights = DivergedWeights(*net_); !weights.empty()) {
     return Diverged(weights);
   }
-  if (collectives_.synchronize_statistics) DT_RETURN_IF_ERROR(collectives_.synchronize_statistics());
+  if (collectives_.synchronize_statistics)
+    DT_RETURN_IF_ERROR(collectives_.synchronize_statistics());
   if (!collectives_.writes_snapshots) return Status::Ok();
   if (!param_.has_snapshot_prefix()) {
     return InvalidArgument("cannot snapshot: the solver has no snapshot_prefix");
@@ -438,7 +442,8 @@ Status Solver::Restore(const SolverState& state, const NetParameter* weights,
     return DataLoss(origin + ": current_step is " + std::to_string(state.current_step()) +
                     "; this solver has " + std::to_string(param_.stepvalue_size()) +
                     " stepvalue entries, so it must be in [0, " +
-                    std::to_string(param_.stepvalue_size()) + "] (damaged file, or another solver's?)");
+                    std::to_string(param_.stepvalue_size()) +
+                    "] (damaged file, or another solver's?)");
   }
   if (weights) {
     DT_RETURN_IF_ERROR(net_->CopyTrainedLayersFrom(*weights).WithContext(state.learned_net()));

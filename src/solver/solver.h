@@ -44,7 +44,7 @@ struct IterationReport {
   double communication_wait_share = 0;
 };
 
-// How the processes of a data-parallel job (src/dist/) share the solver's work. The solver
+// How the processes of a data-parallel job (src/distributed/) share the solver's work. The solver
 // knows no ranks or communicator; it calls these. The defaults are one process.
 struct SolverCollectives {
   // This process runs test iterations share, share + shares, ... of every test pass.
@@ -52,6 +52,9 @@ struct SolverCollectives {
   int shares = 1;
   // Only one process of a job writes the snapshot files.
   bool writes_snapshots = true;
+  // Called before each backward pass of an iteration, with true before its last (of iter_size):
+  // the gradients are complete only after that one, and are exchanged then, once per iteration.
+  std::function<void(bool last_pass)> before_backward;
   // Whether the gradients were exchanged; checked after backward, before the update, so that a
   // failed exchange stops training before any process applies its own gradient.
   std::function<Status()> exchange_status;

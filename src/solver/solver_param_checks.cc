@@ -7,11 +7,13 @@ namespace dtrain {
 Status ValidateSolverParameter(const SolverParameter& param) {
   if (!param.has_net() && !param.has_net_param() && !param.has_train_net() &&
       !param.has_train_net_param()) {
-    return InvalidArgument("the solver names no net: set net (a file), net_param, train_net or "
-                           "train_net_param");
+    return InvalidArgument(
+        "the solver names no net: set net (a file), net_param, train_net or "
+        "train_net_param");
   }
   if (param.max_iter() < 0) {
-    return InvalidArgument("max_iter must not be negative, got " + std::to_string(param.max_iter()));
+    return InvalidArgument("max_iter must not be negative, got " +
+                           std::to_string(param.max_iter()));
   }
   DT_RETURN_IF_ERROR(ValidateLrPolicy(param));
   // Caffe stops at the first update with weight decay on any other value; refusing it up front

@@ -44,9 +44,9 @@ std::string ReadFile(const std::string& path) {
 std::string StartDataServer(const NetnsCluster& cluster, const std::string& args,
                             const std::string& log) {
   const std::string uri = "tcp://" + cluster.Host(0) + ":" + std::to_string(kPort);
-  const CommandResult r = cluster.Run(
-      0, std::string("'") + DTRAIN_BINARY + "' data-server --listen=" + uri +
-             " --log-interval=1 " + args + " > " + Quoted(log) + " 2>&1 < /dev/null &");
+  const CommandResult r =
+      cluster.Run(0, std::string("'") + DTRAIN_BINARY + "' data-server --listen=" + uri +
+                         " --log-interval=1 " + args + " > " + Quoted(log) + " 2>&1 < /dev/null &");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return uri;
 }
@@ -102,17 +102,17 @@ TEST_F(MultiHostDataServer, ThreeHostsShareAnEpochWhileBadPeersAreRefused) {
   NetnsCluster cluster(kServedEpochCluster, 3);
   ASSERT_TRUE(cluster.ok()) << cluster.up_output();
   const std::string log = dir.Path("server.log");
-  const std::string uri = StartDataServer(
-      cluster,
-      "--source=" + Quoted(dir.Path("lmdb")) + " --batch-size=5 --handshake-timeout=2 "
-      "--auth-file=" + Quoted(dir.Path("secret")),
-      log);
+  const std::string uri = StartDataServer(cluster,
+                                          "--source=" + Quoted(dir.Path("lmdb")) +
+                                              " --batch-size=5 --handshake-timeout=2 "
+                                              "--auth-file=" +
+                                              Quoted(dir.Path("secret")),
+                                          log);
   const std::string secret = Quoted(dir.Path("secret"));
 
   // Ranks 0 and 2 fetch their 4 batches slowly, so that they are being served while the rest
   // happens; rank 1 is killed after its second batch and restarted where its output ends.
-  auto fetch = [&](int host, int rank, int first, int count, int delay_ms,
-                   const std::string& out) {
+  auto fetch = [&](int host, int rank, int first, int count, int delay_ms, const std::string& out) {
     return std::async(std::launch::async, [&, host, rank, first, count, delay_ms, out] {
       return cluster.Run(host, Probe("fetch " + uri + " " + std::to_string(rank) + " 3 5 " +
                                      std::to_string(first) + " " + std::to_string(count) + " " +
@@ -133,8 +133,9 @@ TEST_F(MultiHostDataServer, ThreeHostsShareAnEpochWhileBadPeersAreRefused) {
 
   // Bad peers on host 1, while ranks 0 and 2 are being served.
   const std::string raw = Probe("raw " + uri + " ");
-  EXPECT_EQ(cluster.Run(1, raw + "474554202f20485454502f312e310d0a0d0a").output,  // "GET / HTTP/1.1"
-            "not a dtrain data-server frame (bad magic)\n");
+  EXPECT_EQ(
+      cluster.Run(1, raw + "474554202f20485454502f312e310d0a0d0a").output,  // "GET / HTTP/1.1"
+      "not a dtrain data-server frame (bad magic)\n");
   EXPECT_EQ(cluster.Run(1, raw + "44544453010200000000004000000000").output,  // 1 GiB meta
             "frame meta of 1073741824 bytes exceeds the limit of 4096\n");
   EXPECT_EQ(cluster.Run(1, raw + "44544453010200006400000000000000abcd").output,  // 2 of 100 bytes
@@ -167,9 +168,8 @@ TEST_F(MultiHostDataServer, ThreeHostsShareAnEpochWhileBadPeersAreRefused) {
 
   const std::string server_log = ReadFile(log);
   const std::string host1 = "10.231." + std::to_string(kServedEpochCluster) + ".11:";
-  for (const char* refusal :
-       {"not a dtrain data-server frame", "exceeds the limit", "incomplete HELLO frame",
-        "authentication failed"}) {
+  for (const char* refusal : {"not a dtrain data-server frame", "exceeds the limit",
+                              "incomplete HELLO frame", "authentication failed"}) {
     EXPECT_NE(server_log.find(refusal), std::string::npos) << refusal << "\n" << server_log;
   }
   EXPECT_NE(server_log.find("client " + host1), std::string::npos) << server_log;
@@ -209,9 +209,8 @@ TEST_F(MultiHostDataServer, TrainingFedByTheServerMatchesReadingTheLmdb) {
     job.train_lmdb = StartDataServer(cluster, mode.server_args, log);
     r = train(testing::WriteJob(dir, mode.name, job));
     ASSERT_EQ(r.exit_code, 0) << r.output << ReadFile(log);
-    const double difference =
-        testing::RelativeWeightDifference(testing::WeightsPath(dir, "direct", 30),
-                                          testing::WeightsPath(dir, mode.name, 30));
+    const double difference = testing::RelativeWeightDifference(
+        testing::WeightsPath(dir, "direct", 30), testing::WeightsPath(dir, mode.name, 30));
     EXPECT_LE(difference, 1e-5) << mode.name;
     std::cout << "LeNet, 2 hosts x batch 32, 30 iterations, data server shipping " << mode.name
               << ": relative weight difference to reading the LMDB " << difference << "\n";

@@ -80,11 +80,12 @@ TEST_F(MultiHostLaunch, Cifar10RecipeTrainsOnThreeHostsFedByTheDataServer) {
   ASSERT_TRUE(cluster.ok()) << cluster.up_output();
   WriteCifarBatches(dir.Path("cifar"), 60);
   const std::string command =
-      "timeout -s KILL 600 env " + cluster.Environment() + " HOSTFILE=" +
-      WriteHostfile(cluster, dir) + " CIFAR_DIR=" + dir.Path("cifar") + " WORK=" +
-      dir.Path("work") + " BATCH_PER_NODE=10 ITERATIONS=6 TEST_ITER=3 TEST_INTERVAL=6 DTRAIN=" +
-      DTRAIN_BINARY + " LAUNCH_FLAGS='" + HarnessLaunchFlags(cluster) + "' bash " +
-      DTRAIN_SOURCE_DIR + "/scripts/run_cifar10_multinode.sh";
+      "timeout -s KILL 600 env " + cluster.Environment() +
+      " HOSTFILE=" + WriteHostfile(cluster, dir) + " CIFAR_DIR=" + dir.Path("cifar") +
+      " WORK=" + dir.Path("work") +
+      " BATCH_PER_NODE=10 ITERATIONS=6 TEST_ITER=3 TEST_INTERVAL=6 DTRAIN=" + DTRAIN_BINARY +
+      " LAUNCH_FLAGS='" + HarnessLaunchFlags(cluster) + "' bash " + DTRAIN_SOURCE_DIR +
+      "/scripts/run_cifar10_multinode.sh";
   const CommandResult r = testing::RunShell(command);
   std::cout << r.output.substr(r.output.size() > 4000 ? r.output.size() - 4000 : 0) << "\n";
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -92,7 +93,8 @@ TEST_F(MultiHostLaunch, Cifar10RecipeTrainsOnThreeHostsFedByTheDataServer) {
   for (int i = 0; i < 3; ++i) {
     EXPECT_TRUE(Contains(r.output, "  " + cluster.Host(i) + ": ok\n")) << r.output;
     // Each rank subscribed from its own host.
-    EXPECT_TRUE(Contains(r.output, "rank " + std::to_string(i) + " of 3, batches of 10")) << r.output;
+    EXPECT_TRUE(Contains(r.output, "rank " + std::to_string(i) + " of 3, batches of 10"))
+        << r.output;
   }
   EXPECT_TRUE(Contains(r.output, "Test net output")) << r.output;
   EXPECT_TRUE(Contains(r.output, "launch: stopping the data server")) << r.output;
@@ -106,16 +108,17 @@ TEST_F(MultiHostLaunch, PreflightNamesADownHostAndAMissingDataPath) {
   ASSERT_TRUE(cluster.ok()) << cluster.up_output();
   testing::WriteTextFile(dir.Path("net.prototxt"), R"(
     layer { name: "d" type: "Data" top: "data" top: "label"
-            data_param { source: ")" + dir.Path("no_such_lmdb") + R"(" batch_size: 4 } }
+            data_param { source: ")" + dir.Path("no_such_lmdb") +
+                                                       R"(" batch_size: 4 } }
     layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 2 } }
     layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" })");
-  testing::WriteTextFile(dir.Path("solver.prototxt"), "net: '" + dir.Path("net.prototxt") +
-                                                          "'\nbase_lr: 0.1\nmax_iter: 2\n");
+  testing::WriteTextFile(dir.Path("solver.prototxt"),
+                         "net: '" + dir.Path("net.prototxt") + "'\nbase_lr: 0.1\nmax_iter: 2\n");
   cluster.LinkDown(2);
-  const std::string launch = "timeout -s KILL 120 env " + cluster.Environment() + " " +
-                             DTRAIN_BINARY + " launch --hostfile=" + WriteHostfile(cluster, dir) +
-                             " " + HarnessLaunchFlags(cluster) +
-                             " --preflight-timeout=10 -- train --solver=" + dir.Path("solver.prototxt");
+  const std::string launch =
+      "timeout -s KILL 120 env " + cluster.Environment() + " " + DTRAIN_BINARY +
+      " launch --hostfile=" + WriteHostfile(cluster, dir) + " " + HarnessLaunchFlags(cluster) +
+      " --preflight-timeout=10 -- train --solver=" + dir.Path("solver.prototxt");
   const CommandResult r = testing::RunShell(launch);
   std::cout << r.output << "\n";
   EXPECT_NE(r.exit_code, 0);
@@ -167,19 +170,21 @@ TEST_F(MultiHostLaunch, GooglenetRecipeTrainsOnThreeHostsEachReadingItsShard) {
     for (int i = 0; i < 4; ++i) {
       const std::string folder = dir.Path("images/n0" + std::to_string(c));
       std::filesystem::create_directories(folder);
-      testing::WriteBytes(folder + "/img" + std::to_string(i) + ".JPEG",
-                          testing::JpegBytes(testing::GradientBgr(12, 16, 10 * c + i), 12, 16, 3, 90));
+      testing::WriteBytes(
+          folder + "/img" + std::to_string(i) + ".JPEG",
+          testing::JpegBytes(testing::GradientBgr(12, 16, 10 * c + i), 12, 16, 3, 90));
     }
   }
   for (const std::string per_worker : {"0", "1"}) {
     const std::string work = dir.Path("work" + per_worker);
-    const std::string command =
-        "timeout -s KILL 600 env " + cluster.Environment() + " HOSTFILE=" +
-        WriteHostfile(cluster, dir) + " path_to_imagenet_train_folder=" + dir.Path("images") +
-        " batchsize_pernode=1 WORK=" + work + " ITERATIONS=2 SNAPSHOT=2 PER_WORKER_FILES=" +
-        per_worker + " DTRAIN=" + DTRAIN_BINARY + " LAUNCH_FLAGS='" +
-        HarnessLaunchFlags(cluster) + "' bash " + DTRAIN_SOURCE_DIR +
-        "/scripts/run_googlenet_multinode.sh";
+    const std::string command = "timeout -s KILL 600 env " + cluster.Environment() +
+                                " HOSTFILE=" + WriteHostfile(cluster, dir) +
+                                " path_to_imagenet_train_folder=" + dir.Path("images") +
+                                " batchsize_pernode=1 WORK=" + work +
+                                " ITERATIONS=2 SNAPSHOT=2 PER_WORKER_FILES=" + per_worker +
+                                " DTRAIN=" + DTRAIN_BINARY + " LAUNCH_FLAGS='" +
+                                HarnessLaunchFlags(cluster) + "' bash " + DTRAIN_SOURCE_DIR +
+                                "/scripts/run_googlenet_multinode.sh";
     const CommandResult r = testing::RunShell(command);
     std::cout << r.output.substr(r.output.size() > 2500 ? r.output.size() - 2500 : 0) << "\n";
     ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -219,7 +219,8 @@ TEST_F(MultiHost, TheSameTwoHostRunTwiceGivesBitIdenticalWeights) {
 
 // The "Final test scores (net #0, iteration N): accuracy X, ..." of a log, or -1.
 double FinalAccuracy(const std::string& log) {
-  static const std::regex re(R"(Final test scores \(net #0, iteration \d+\): accuracy ([-0-9.e+]+))");
+  static const std::regex re(
+      R"(Final test scores \(net #0, iteration \d+\): accuracy ([-0-9.e+]+))");
   std::smatch m;
   return std::regex_search(log, m, re) ? std::stod(m[1]) : -1;
 }
@@ -426,8 +427,7 @@ TEST_F(MultiHost, SrunRanksOnTwoHostsTrainLikeMpirunRanks) {
   const double srun_seconds = SecondsSince(start);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "Data-parallel: MPI")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "this is rank 0 of 2 (host " + cluster.Host(0) + ","))
-      << r.output;
+  EXPECT_TRUE(Contains(r.output, "this is rank 0 of 2 (host " + cluster.Host(0) + ",")) << r.output;
   const double difference = testing::RelativeWeightDifference(WeightsPath(dir, "srun", 20),
                                                               WeightsPath(dir, "mpirun", 20));
   EXPECT_EQ(difference, 0.0);

@@ -5,10 +5,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "testing/mpi_jobs.h"
+
 namespace dtrain::testing {
 
 std::string NetnsCluster::Unavailable() {
   if (geteuid() != 0) return "network namespaces need root";
+  if (const std::string why = WhyNoMpiJobs(); !why.empty()) return why;
   for (const char* tool : {"ip", "nsenter", "unshare", "ping", "mpirun", "timeout"}) {
     if (RunShell(std::string("command -v ") + tool).exit_code != 0) {
       return std::string(tool) + " is not installed (scripts/install-deps.sh installs it)";

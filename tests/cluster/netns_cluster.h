@@ -62,7 +62,6 @@ class NetnsCluster {
   std::string Environment() const;
 
  private:
-
   std::string prefix_;  // "dtn3-"
   std::string net_;     // "10.231.3"
   int hosts_ = 0;

@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include "testing/mpi_jobs.h"
 #include "testing/run_command.h"
 
 namespace dtrain::testing {
 
 std::string SlurmCluster::Unavailable() {
+  if (const std::string why = WhyNoMpiJobs(); !why.empty()) return why;
   for (const char* daemon : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd"}) {
     if (access(daemon, X_OK) != 0) {
       return std::string(daemon) + " is not installed (scripts/install-deps.sh installs it)";
@@ -27,8 +29,7 @@ SlurmCluster::SlurmCluster(const NetnsCluster& cluster) : cluster_(cluster) {
   up_output_ = r.output;
 }
 
-std::string SlurmCluster::Srun(int nodes, int ranks, const std::string& args,
-                               int timeout_s) const {
+std::string SlurmCluster::Srun(int nodes, int ranks, const std::string& args, int timeout_s) const {
   return "timeout -s KILL " + std::to_string(timeout_s) + " env OMP_NUM_THREADS=1 " +
          cluster_.Environment() + cluster_.Script("srun.sh") + " --mpi=pmix -N" +
          std::to_string(nodes) + " -n" + std::to_string(ranks) + " " + args;

@@ -54,8 +54,8 @@ TEST(MultiHostSlurmScript, SbatchOfTheGeneratedScriptTrainsOnTwoHosts) {
   const std::string solver = testing::WriteJob(dir, "sbatch", job);
   CommandResult r = testing::RunDtrain(
       "cluster slurm-script --nodes=2 --ntasks-per-node=1 --time=5 --partition=main "
-      "--job-name=lenet-e2e --log=train-%j.log --output=" + dir.Path("job.sh") +
-      " -- train --threads=1 --solver=" + solver);
+      "--job-name=lenet-e2e --log=train-%j.log --output=" +
+      dir.Path("job.sh") + " -- train --threads=1 --solver=" + solver);
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
   r = RunShell(slurm.Sbatch("--wait job.sh", 180), dir.Path(""));
@@ -63,7 +63,8 @@ TEST(MultiHostSlurmScript, SbatchOfTheGeneratedScriptTrainsOnTwoHosts) {
   for (const auto& entry : std::filesystem::directory_iterator(dir.Path(""))) {
     if (entry.path().extension() == ".log") log += ReadFile(entry.path().string());
   }
-  ASSERT_EQ(r.exit_code, 0) << r.output << "\njob log:\n" << log << "\nscript:\n"
+  ASSERT_EQ(r.exit_code, 0) << r.output << "\njob log:\n"
+                            << log << "\nscript:\n"
                             << ReadFile(dir.Path("job.sh"));
   EXPECT_TRUE(Contains(r.output, "Submitted batch job")) << r.output;
   EXPECT_TRUE(Contains(log, "dtrain: Slurm job ")) << log;

@@ -13,7 +13,11 @@ namespace {
 
 TEST(ClusterListsFuzzTest, RandomAndMutatedInputKeepTheInvariants) {
   const std::vector<std::string> valid = {
-      "node[01-04,07],login", "a[1-2]-b[3-4]", "2(x3),1", "4", "q-st-c5n18xlarge-[1-16]",
+      "node[01-04,07],login",
+      "a[1-2]-b[3-4]",
+      "2(x3),1",
+      "4",
+      "q-st-c5n18xlarge-[1-16]",
       R"({"Reservations":[{"Instances":[{"InstanceId":"i-1","State":{"Name":"running"},)"
       R"("PrivateIpAddress":"10.0.0.1","Tags":[{"Key":"k","Value":"v"}]}]}]})"};
   const std::string alphabet = "n[]-,0123456789(x) {}\":";

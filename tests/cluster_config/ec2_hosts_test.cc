@@ -84,11 +84,13 @@ TEST(Ec2HostsTest, RunningInstancesInLaunchOrder) {
   auto all = Ec2PrivateAddresses(kDescribeInstances, "i.json", std::nullopt);
   ASSERT_TRUE(all.ok()) << all.status().message();
   EXPECT_EQ(*all, (Addresses{"10.0.1.5", "10.0.1.44", "10.0.1.11", "10.0.1.22"}));
-  auto tagged = Ec2PrivateAddresses(kDescribeInstances, "i.json", Ec2TagFilter{"cluster", "dtrain"});
+  auto tagged =
+      Ec2PrivateAddresses(kDescribeInstances, "i.json", Ec2TagFilter{"cluster", "dtrain"});
   ASSERT_TRUE(tagged.ok()) << tagged.status().message();
   EXPECT_EQ(*tagged, (Addresses{"10.0.1.5", "10.0.1.11", "10.0.1.22"}));
-  EXPECT_EQ(Ec2PrivateAddresses(kDescribeInstances, "i.json", Ec2TagFilter{"role", "master"}).value(),
-            Addresses{"10.0.1.5"});
+  EXPECT_EQ(
+      Ec2PrivateAddresses(kDescribeInstances, "i.json", Ec2TagFilter{"role", "master"}).value(),
+      Addresses{"10.0.1.5"});
 }
 
 TEST(Ec2HostsTest, TagFilterSyntax) {
@@ -109,7 +111,8 @@ TEST(Ec2HostsTest, ErrorsNameTheFileAndTheInstance) {
   };
   EXPECT_EQ(error(R"({"Reservations": [)").rfind("i.json: not valid JSON: ", 0), 0u);
   // nlohmann-json throws out_of_range, not parse_error, for this (found by the fuzzer).
-  EXPECT_EQ(error(R"({"Reservations": [], "x": 222e510})").rfind("i.json: not valid JSON: ", 0), 0u);
+  EXPECT_EQ(error(R"({"Reservations": [], "x": 222e510})").rfind("i.json: not valid JSON: ", 0),
+            0u);
   EXPECT_EQ(error(R"({"Instances": []})"),
             "i.json: no Reservations array (expected the output of `aws ec2 describe-instances "
             "--output json`)");
@@ -118,11 +121,15 @@ TEST(Ec2HostsTest, ErrorsNameTheFileAndTheInstance) {
             "i.json: Reservations[0].Instances[0]: no InstanceId");
   EXPECT_EQ(error(R"({"Reservations": [{"Instances": [{"InstanceId": "i-1"}]}]})"),
             "i.json: Reservations[0].Instances[0] (i-1): no State object");
-  EXPECT_EQ(error(R"({"Reservations": [{"Instances": [{"InstanceId": "i-1", "State": {"Name": "running"}}]}]})"),
-            "i.json: Reservations[0].Instances[0] (i-1): no PrivateIpAddress");
-  EXPECT_EQ(error(R"({"Reservations": [{"Instances": [{"InstanceId": "i-1", "State": {"Name": 16}}]}]})"),
-            "i.json: Reservations[0].Instances[0] (i-1).State: Name is not a string");
-  EXPECT_EQ(error(R"({"Reservations": []})"), "i.json: no running instance (0 instances, 0 running)");
+  EXPECT_EQ(
+      error(
+          R"({"Reservations": [{"Instances": [{"InstanceId": "i-1", "State": {"Name": "running"}}]}]})"),
+      "i.json: Reservations[0].Instances[0] (i-1): no PrivateIpAddress");
+  EXPECT_EQ(
+      error(R"({"Reservations": [{"Instances": [{"InstanceId": "i-1", "State": {"Name": 16}}]}]})"),
+      "i.json: Reservations[0].Instances[0] (i-1).State: Name is not a string");
+  EXPECT_EQ(error(R"({"Reservations": []})"),
+            "i.json: no running instance (0 instances, 0 running)");
   EXPECT_EQ(Ec2PrivateAddresses(kDescribeInstances, "i.json", Ec2TagFilter{"cluster", "none"})
                 .status()
                 .message(),

@@ -6,8 +6,8 @@ namespace dtrain {
 namespace {
 
 TEST(HostfileTest, ParsesNamesSlotsCommentsAndBlankLines) {
-  auto hosts = ParseHostfile("# the job\nmaster slots=2\n\n10.0.0.12   # one slot\nnode2 slots=4 max_slots=8\n",
-                             "hosts");
+  auto hosts = ParseHostfile(
+      "# the job\nmaster slots=2\n\n10.0.0.12   # one slot\nnode2 slots=4 max_slots=8\n", "hosts");
   ASSERT_TRUE(hosts.ok()) << hosts.status().message();
   ASSERT_EQ(hosts->size(), 3u);
   EXPECT_EQ((*hosts)[0].name, "master");

@@ -26,10 +26,10 @@ TEST(JobInputsTest, SolverNetsAndDataPerRankWithTestInputsOnlyWhenTesting) {
             (std::vector<std::string>{"w.caffemodel", dir.Path("solver.prototxt"), net,
                                       "list_2_of_4.txt", "/images/", "list_3_of_4.txt"}));
   testing::WriteTextFile(dir.Path("solver.prototxt"), "net: '" + net + "'\ntest_iter: 10\n");
-  EXPECT_EQ(JobInputPaths(job, {0}, 1),
-            (std::vector<std::string>{"w.caffemodel", dir.Path("solver.prototxt"), net,
-                                      "list_0_of_1.txt", "/images/", "val_lmdb",
-                                      "mean.binaryproto"}));
+  EXPECT_EQ(
+      JobInputPaths(job, {0}, 1),
+      (std::vector<std::string>{"w.caffemodel", dir.Path("solver.prototxt"), net, "list_0_of_1.txt",
+                                "/images/", "val_lmdb", "mean.binaryproto"}));
   EXPECT_EQ(DataServerInputPaths({"--source=/lmdb", "--batch-size=5", "--auth-file=s"}),
             (std::vector<std::string>{"/lmdb", "s"}));
 }

@@ -92,7 +92,8 @@ TEST(LaunchPlanTest, RejectsImpossibleRequests) {
 TEST(ShellWordsTest, SplitsAndQuotesLikeAShell) {
   auto words = SplitShellWords(R"(--source="/a b/c" --x='it''s' plain\ word "q\"uote")");
   ASSERT_TRUE(words.ok());
-  EXPECT_EQ(*words, (std::vector<std::string>{"--source=/a b/c", "--x=its", "plain word", "q\"uote"}));
+  EXPECT_EQ(*words,
+            (std::vector<std::string>{"--source=/a b/c", "--x=its", "plain word", "q\"uote"}));
   EXPECT_EQ(SplitShellWords("'open").status().message(), "unterminated ' in: 'open");
   EXPECT_EQ(ShellQuote("/plain/path-1.txt"), "/plain/path-1.txt");
   EXPECT_EQ(ShellQuote("it's here"), "'it'\\''s here'");
@@ -112,7 +113,8 @@ TEST(PreflightTest, ListsEachProblem) {
   ASSERT_EQ(problems.size(), 3u);
   EXPECT_EQ(problems[0], "dtrain version 0.5.0+a here, 0.5.0+b on the launching host");
   EXPECT_EQ(problems[1], "missing: /nonexistent/lmdb");
-  EXPECT_EQ(problems[2].rfind("network interface 'nonexistent9' does not exist (this host has: ", 0), 0u)
+  EXPECT_EQ(
+      problems[2].rfind("network interface 'nonexistent9' does not exist (this host has: ", 0), 0u)
       << problems[2];
   request.expected_version = request.version;
   request.paths = {"/"};

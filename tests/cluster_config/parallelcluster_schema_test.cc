@@ -11,8 +11,8 @@
 namespace dtrain {
 namespace {
 
-const std::string kCheck = std::string("/usr/bin/python3 '") + DTRAIN_SOURCE_DIR +
-                           "/deploy/aws/check_config.py' ";
+const std::string kCheck =
+    std::string("/usr/bin/python3 '") + DTRAIN_SOURCE_DIR + "/deploy/aws/check_config.py' ";
 
 class ParallelClusterSchemaTest : public ::testing::Test {
  protected:
@@ -108,8 +108,10 @@ TEST_F(ParallelClusterSchemaTest, YamlReadsBackAsMeant) {
   auto r = testing::RunShell(
       "/usr/bin/python3 -c 'import sys, yaml; c = yaml.safe_load(open(sys.argv[1])); "
       "q = c[\"Scheduling\"][\"SlurmQueues\"][0][\"ComputeResources\"][0]; "
-      "print(repr(c[\"HeadNode\"][\"Ssh\"][\"KeyName\"]), repr(q[\"MaxCount\"]), repr(q[\"Efa\"][\"Enabled\"]), "
-      "repr(c[\"HeadNode\"][\"CustomActions\"][\"OnNodeConfigured\"][\"Args\"]))' " + dir_.Path("c.yaml"));
+      "print(repr(c[\"HeadNode\"][\"Ssh\"][\"KeyName\"]), repr(q[\"MaxCount\"]), "
+      "repr(q[\"Efa\"][\"Enabled\"]), "
+      "repr(c[\"HeadNode\"][\"CustomActions\"][\"OnNodeConfigured\"][\"Args\"]))' " +
+      dir_.Path("c.yaml"));
   EXPECT_EQ(r.output, "'no' 4 True ['head']\n");
 }
 
@@ -135,13 +137,18 @@ TEST_F(ParallelClusterSchemaTest, WrongKeysAndValuesFail) {
       {replaced("MaxCount: 4", "MaxCount: four"), "MaxCount: 'four' is not of type 'integer'"},
       {replaced("InstanceType: c5n.18xlarge", "InstanceType: C5N 18XL"),
        "ComputeResources/0/InstanceType"},
-      {replaced("Enabled: true", "Enabled: \"yes\""), "PlacementGroup/Enabled: 'yes' is not of type 'boolean'"},
-      {replaced("StorageType: Efs", "StorageType: Nfs"), "SharedStorage/0/StorageType: 'Nfs' is not one of"},
+      {replaced("Enabled: true", "Enabled: \"yes\""),
+       "PlacementGroup/Enabled: 'yes' is not of type 'boolean'"},
+      {replaced("StorageType: Efs", "StorageType: Nfs"),
+       "SharedStorage/0/StorageType: 'Nfs' is not one of"},
       {replaced("MountDir: /shared", "MountDir: shared"), "SharedStorage/0/MountDir"},
-      {replaced("PerformanceMode: generalPurpose", "PerformanceMode: fast"), "EfsSettings/PerformanceMode"},
-      {replaced("      CapacityType: ONDEMAND\n", "      CapacityType: ONDEMAND\n      Colour: red\n"),
+      {replaced("PerformanceMode: generalPurpose", "PerformanceMode: fast"),
+       "EfsSettings/PerformanceMode"},
+      {replaced("      CapacityType: ONDEMAND\n",
+                "      CapacityType: ONDEMAND\n      Colour: red\n"),
        "'Colour' was unexpected"},
-      {replaced("Script: s3://dtrain-lab/bootstrap.sh", "Script: /tmp/bootstrap.sh"), "OnNodeConfigured"},
+      {replaced("Script: s3://dtrain-lab/bootstrap.sh", "Script: /tmp/bootstrap.sh"),
+       "OnNodeConfigured"},
       {replaced("HeadNodeBootstrapTimeout: 3600", "HeadNodeBootstrapTimeout: 0"),
        "HeadNodeBootstrapTimeout: 0 is less than the minimum of 1"},
   };

@@ -23,7 +23,8 @@ ParallelClusterOptions Options() {
 TEST(ParallelClusterTest, TheWholeConfig) {
   auto files = ParallelClusterConfig(Options());
   ASSERT_TRUE(files.ok()) << files.status().message();
-  EXPECT_EQ(files->cluster_yaml, R"(# AWS ParallelCluster 3 configuration for dtrain, written by `dtrain cluster aws`.
+  EXPECT_EQ(files->cluster_yaml,
+            R"(# AWS ParallelCluster 3 configuration for dtrain, written by `dtrain cluster aws`.
 # pcluster create-cluster --cluster-name dtrain --cluster-configuration cluster.yaml
 Region: us-east-1
 Image:
@@ -109,9 +110,10 @@ TEST(ParallelClusterTest, FsxNoEfaOtherHeadAndSources) {
   const std::string& y = files->cluster_yaml;
   EXPECT_EQ(y.find("Efa"), std::string::npos);
   EXPECT_NE(y.find("  InstanceType: c5.2xlarge\n"), std::string::npos);
-  EXPECT_NE(y.find("    StorageType: FsxLustre\n    FsxLustreSettings:\n      StorageCapacity: 1200\n"
-                   "      DeploymentType: SCRATCH_2\n"),
-            std::string::npos)
+  EXPECT_NE(
+      y.find("    StorageType: FsxLustre\n    FsxLustreSettings:\n      StorageCapacity: 1200\n"
+             "      DeploymentType: SCRATCH_2\n"),
+      std::string::npos)
       << y;
   EXPECT_NE(y.find("      - BucketName: dtrain-bucket\n        EnableWriteAccess: false\n"
                    "      - BucketName: other-bucket\n"),
@@ -121,7 +123,8 @@ TEST(ParallelClusterTest, FsxNoEfaOtherHeadAndSources) {
   o.source = "https://github.com/example/dtrain.git";
   files = ParallelClusterConfig(o);
   ASSERT_TRUE(files.ok());
-  EXPECT_NE(files->bootstrap_sh.find("\nSOURCE=https://github.com/example/dtrain.git\n"), std::string::npos);
+  EXPECT_NE(files->bootstrap_sh.find("\nSOURCE=https://github.com/example/dtrain.git\n"),
+            std::string::npos);
 }
 
 TEST(ParallelClusterTest, PlaceholdersAreNamedInNotes) {
@@ -130,7 +133,8 @@ TEST(ParallelClusterTest, PlaceholdersAreNamedInNotes) {
   o.os = "alinux2";
   auto files = ParallelClusterConfig(o);
   ASSERT_TRUE(files.ok()) << files.status().message();
-  EXPECT_NE(files->cluster_yaml.find("Script: s3://your-bucket/dtrain/bootstrap.sh\n"), std::string::npos);
+  EXPECT_NE(files->cluster_yaml.find("Script: s3://your-bucket/dtrain/bootstrap.sh\n"),
+            std::string::npos);
   EXPECT_NE(files->cluster_yaml.find("  Os: alinux2\n"), std::string::npos);
   ASSERT_EQ(files->notes.size(), 3u);
   EXPECT_NE(files->notes[0].find("--bootstrap-s3"), std::string::npos);
@@ -144,50 +148,68 @@ TEST(ParallelClusterTest, BadOptionsAreClearErrors) {
     auto files = ParallelClusterConfig(o);
     return files.ok() ? std::string("ok") : files.status().message();
   };
-  EXPECT_EQ(error([](ParallelClusterOptions& o) { o.nodes = 0; }), "--nodes must be 1 to 1000, got 0");
-  EXPECT_EQ(error([](ParallelClusterOptions& o) { o.nodes = 1001; }), "--nodes must be 1 to 1000, got 1001");
-  EXPECT_EQ(error([](ParallelClusterOptions& o) { o.instance_type = "p4d.24xlarge"; })
-                .rfind("--instance-type 'p4d.24xlarge' is not one dtrain knows; known: c5.large, c5.xlarge,", 0),
-            0u);
+  EXPECT_EQ(error([](ParallelClusterOptions& o) { o.nodes = 0; }),
+            "--nodes must be 1 to 1000, got 0");
+  EXPECT_EQ(error([](ParallelClusterOptions& o) { o.nodes = 1001; }),
+            "--nodes must be 1 to 1000, got 1001");
+  EXPECT_EQ(
+      error([](ParallelClusterOptions& o) { o.instance_type = "p4d.24xlarge"; })
+          .rfind(
+              "--instance-type 'p4d.24xlarge' is not one dtrain knows; known: c5.large, c5.xlarge,",
+              0),
+      0u);
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.instance_type = "c5.xlarge"; })
-                .rfind("--efa: c5.xlarge has no EFA; types with EFA: c5n.9xlarge, c5n.18xlarge, c6i.32xlarge", 0),
+                .rfind("--efa: c5.xlarge has no EFA; types with EFA: c5n.9xlarge, c5n.18xlarge, "
+                       "c6i.32xlarge",
+                       0),
             0u);
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.head_instance_type = "c7i.xlarge"; }),
             "--head-instance-type c7i.xlarge has a sapphirerapids processor, the compute nodes "
             "(c5n.18xlarge) a skylake one: the head node builds dtrain for its own processor "
             "(-march=native) and the compute nodes run that build, so they must match");
-  EXPECT_EQ(error([](ParallelClusterOptions& o) {
-              o.instance_type = "hpc6id.32xlarge";
-              o.head_instance_type = "hpc6id.32xlarge";
-            }),
-            "--head-instance-type hpc6id.32xlarge is an HPC type: ParallelCluster refuses hpc6id for a "
-            "head node, and the others idle at HPC prices; use e.g. c6i.xlarge");
+  EXPECT_EQ(
+      error([](ParallelClusterOptions& o) {
+        o.instance_type = "hpc6id.32xlarge";
+        o.head_instance_type = "hpc6id.32xlarge";
+      }),
+      "--head-instance-type hpc6id.32xlarge is an HPC type: ParallelCluster refuses hpc6id for a "
+      "head node, and the others idle at HPC prices; use e.g. c6i.xlarge");
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.region = "us-east"; }),
             "--region 'us-east': expected a region name like us-east-1");
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.region = "US-EAST-1"; }),
             "--region 'US-EAST-1': expected a region name like us-east-1");
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.region = "us-gov-west-1"; }), "ok");
-  EXPECT_EQ(error([](ParallelClusterOptions& o) { o.subnet = "sub-123"; }),
-            "--subnet 'sub-123': expected subnet- and 8 or 17 hex digits (subnet-0123456789abcdef0)");
-  EXPECT_EQ(error([](ParallelClusterOptions& o) { o.subnet = "subnet-xyz12345"; }).rfind("--subnet", 0), 0u);
-  EXPECT_EQ(error([](ParallelClusterOptions& o) { o.key_name = "my key"; }).rfind("--key-name 'my key'", 0), 0u);
+  EXPECT_EQ(
+      error([](ParallelClusterOptions& o) { o.subnet = "sub-123"; }),
+      "--subnet 'sub-123': expected subnet- and 8 or 17 hex digits (subnet-0123456789abcdef0)");
+  EXPECT_EQ(
+      error([](ParallelClusterOptions& o) { o.subnet = "subnet-xyz12345"; }).rfind("--subnet", 0),
+      0u);
+  EXPECT_EQ(error([](ParallelClusterOptions& o) {
+              o.key_name = "my key";
+            }).rfind("--key-name 'my key'", 0),
+            0u);
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.shared_storage = "nfs"; }),
             "--shared-storage 'nfs': expected efs or fsx");
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.os = "centos7"; }),
             "--os 'centos7': expected ubuntu2204 or alinux2");
-  EXPECT_EQ(error([](ParallelClusterOptions& o) { o.bootstrap_s3 = "https://x/b.sh"; }).rfind(
-                "--bootstrap-s3 'https://x/b.sh': expected s3://BUCKET/KEY", 0),
+  EXPECT_EQ(error([](ParallelClusterOptions& o) {
+              o.bootstrap_s3 = "https://x/b.sh";
+            }).rfind("--bootstrap-s3 'https://x/b.sh': expected s3://BUCKET/KEY", 0),
             0u);
   EXPECT_EQ(error([](ParallelClusterOptions& o) { o.source = "/home/me/dtrain"; }),
-            "--source '/home/me/dtrain': expected s3://BUCKET/KEY.tar.gz or a git URL (https://... or git@...)");
+            "--source '/home/me/dtrain': expected s3://BUCKET/KEY.tar.gz or a git URL (https://... "
+            "or git@...)");
 }
 
 TEST(Ec2InstanceTypesTest, KnownFacts) {
-  for (const char* efa : {"c5n.18xlarge", "c6in.32xlarge", "hpc6a.48xlarge", "c7i.48xlarge", "c6i.32xlarge"}) {
+  for (const char* efa :
+       {"c5n.18xlarge", "c6in.32xlarge", "hpc6a.48xlarge", "c7i.48xlarge", "c6i.32xlarge"}) {
     ASSERT_NE(FindEc2InstanceType(efa), nullptr) << efa;
     EXPECT_TRUE(FindEc2InstanceType(efa)->efa) << efa;
   }
-  for (const char* plain : {"c5.xlarge", "c5.18xlarge", "m5.24xlarge", "r5.24xlarge", "c5n.4xlarge"}) {
+  for (const char* plain :
+       {"c5.xlarge", "c5.18xlarge", "m5.24xlarge", "r5.24xlarge", "c5n.4xlarge"}) {
     ASSERT_NE(FindEc2InstanceType(plain), nullptr) << plain;
     EXPECT_FALSE(FindEc2InstanceType(plain)->efa) << plain;
   }
@@ -222,12 +244,15 @@ TEST(YamlWriterTest, BlocksListsAndComments) {
   Yaml doc = Yaml::Map();
   doc.Set("A", Yaml::Int(1), "first\nsecond")
       .Set("B", Yaml::Map().Set("C", Yaml::Bool(true)).Set("D", Yaml::List()))
-      .Set("E", Yaml::List()
-                    .Add(Yaml::String("x"))
-                    .Add(Yaml::Map().Set("F", Yaml::String("y")).Set("G", Yaml::List().Add(Yaml::Int(2))))
-                    .Add(Yaml::List().Add(Yaml::String("z"))));
+      .Set(
+          "E",
+          Yaml::List()
+              .Add(Yaml::String("x"))
+              .Add(Yaml::Map().Set("F", Yaml::String("y")).Set("G", Yaml::List().Add(Yaml::Int(2))))
+              .Add(Yaml::List().Add(Yaml::String("z"))));
   EXPECT_EQ(doc.Emit(),
-            "# first\n# second\nA: 1\nB:\n  C: true\n  D: []\nE:\n  - x\n  - F: \"y\"\n    G:\n      - 2\n"
+            "# first\n# second\nA: 1\nB:\n  C: true\n  D: []\nE:\n  - x\n  - F: \"y\"\n    G:\n    "
+            "  - 2\n"
             "  - - z\n");
 }
 

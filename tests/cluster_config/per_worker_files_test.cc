@@ -17,16 +17,20 @@ namespace {
 TEST(PerWorkerFilesTest, OneSolverNetAndListShardPerRank) {
   testing::TempDir dir;
   std::string list;
-  for (int i = 0; i < 10; ++i) list += "class" + std::to_string(i % 2) + "/img" + std::to_string(i) + ".jpg " + std::to_string(i % 2) + "\n";
+  for (int i = 0; i < 10; ++i)
+    list += "class" + std::to_string(i % 2) + "/img" + std::to_string(i) + ".jpg " +
+            std::to_string(i % 2) + "\n";
   testing::WriteTextFile(dir.Path("train.txt"), list);
   testing::WriteTextFile(dir.Path("net.prototxt"), R"(
     layer { name: "data" type: "ImageData" top: "data" top: "label" include { phase: TRAIN }
-            image_data_param { source: ")" + dir.Path("train.txt") + R"(" batch_size: 2 } }
+            image_data_param { source: ")" + dir.Path("train.txt") +
+                                                       R"(" batch_size: 2 } }
     layer { name: "val" type: "Data" top: "data" top: "label" include { phase: TEST }
             data_param { source: "val_lmdb" batch_size: 2 } })");
-  testing::WriteTextFile(dir.Path("solver.prototxt"),
-                         "net: '" + dir.Path("net.prototxt") + "'\nbase_lr: 0.1\n"
-                         "snapshot_prefix: '" + dir.Path("snap") + "'\n");
+  testing::WriteTextFile(dir.Path("solver.prototxt"), "net: '" + dir.Path("net.prototxt") +
+                                                          "'\nbase_lr: 0.1\n"
+                                                          "snapshot_prefix: '" +
+                                                          dir.Path("snap") + "'\n");
   auto pattern = WritePerWorkerFiles(dir.Path("solver.prototxt"), 3, dir.Path("per_worker"), 1);
   ASSERT_TRUE(pattern.ok()) << pattern.status().message();
   EXPECT_EQ(*pattern, dir.Path("per_worker/solver_%#.prototxt"));
@@ -41,7 +45,8 @@ TEST(PerWorkerFilesTest, OneSolverNetAndListShardPerRank) {
     NetParameter net;
     ASSERT_TRUE(ReadTextProto(solver.net(), &net).ok());
     ASSERT_EQ(net.layer_size(), 2);
-    EXPECT_EQ(net.layer(0).image_data_param().source(), dir.Path("per_worker/data_" + rank + ".txt"));
+    EXPECT_EQ(net.layer(0).image_data_param().source(),
+              dir.Path("per_worker/data_" + rank + ".txt"));
     EXPECT_EQ(net.layer(1).data_param().source(), "val_lmdb");  // LMDBs are shared out by rank
     auto entries = ReadImageList(net.layer(0).image_data_param().source());
     ASSERT_TRUE(entries.ok());
@@ -56,13 +61,16 @@ TEST(PerWorkerFilesTest, OneSolverNetAndListShardPerRank) {
 
 TEST(PerWorkerFilesTest, ErrorsNameTheProblem) {
   testing::TempDir dir;
-  EXPECT_EQ(WritePerWorkerFiles(dir.Path("none.prototxt"), 2, dir.Path("w"), 1).status().message().find(
-                dir.Path("none.prototxt")) != std::string::npos,
+  EXPECT_EQ(WritePerWorkerFiles(dir.Path("none.prototxt"), 2, dir.Path("w"), 1)
+                    .status()
+                    .message()
+                    .find(dir.Path("none.prototxt")) != std::string::npos,
             true);
   testing::WriteTextFile(dir.Path("solver.prototxt"), "train_net: 'x.prototxt'\n");
-  EXPECT_EQ(WritePerWorkerFiles(dir.Path("solver.prototxt"), 2, dir.Path("w"), 1).status().message(),
-            "--per-worker-files handles solvers with `net` or `net_param`; '" +
-                dir.Path("solver.prototxt") + "' uses train_net");
+  EXPECT_EQ(
+      WritePerWorkerFiles(dir.Path("solver.prototxt"), 2, dir.Path("w"), 1).status().message(),
+      "--per-worker-files handles solvers with `net` or `net_param`; '" +
+          dir.Path("solver.prototxt") + "' uses train_net");
 }
 
 }  // namespace

@@ -45,8 +45,9 @@ TEST(SlurmNodeListTest, SeveralGroupsInOrder) {
   EXPECT_EQ(Expand("n1,m[2-3]"), (Names{"n1", "m2", "m3"}));
   EXPECT_EQ(Expand("rack[1-2]-node[01-02],login"),
             (Names{"rack1-node01", "rack1-node02", "rack2-node01", "rack2-node02", "login"}));
-  EXPECT_EQ(Expand("queue1-st-c5n18xlarge-[1-2],queue1-dy-c5n18xlarge-3"),
-            (Names{"queue1-st-c5n18xlarge-1", "queue1-st-c5n18xlarge-2", "queue1-dy-c5n18xlarge-3"}));
+  EXPECT_EQ(
+      Expand("queue1-st-c5n18xlarge-[1-2],queue1-dy-c5n18xlarge-3"),
+      (Names{"queue1-st-c5n18xlarge-1", "queue1-st-c5n18xlarge-2", "queue1-dy-c5n18xlarge-3"}));
   EXPECT_EQ(Expand("a,,b c"), (Names{"a", "b", "c"}));  // as scontrol: empty items skipped
   EXPECT_EQ(Expand("n[1-2],n[1-2]"), (Names{"n1", "n2", "n1", "n2"}));
   EXPECT_EQ(Expand(""), Names{});
@@ -59,10 +60,12 @@ TEST(SlurmNodeListTest, MalformedListsQuoteTheItem) {
   EXPECT_EQ(ErrorOf("n[]"), "bad Slurm node list item 'n[]': empty brackets");
   EXPECT_EQ(ErrorOf("n[a-b]"),
             "bad Slurm node list item 'n[a-b]': 'a-b' is not a number or a range LO-HI");
-  EXPECT_EQ(ErrorOf("n[1-]"), "bad Slurm node list item 'n[1-]': '1-' is not a number or a range LO-HI");
+  EXPECT_EQ(ErrorOf("n[1-]"),
+            "bad Slurm node list item 'n[1-]': '1-' is not a number or a range LO-HI");
   EXPECT_EQ(ErrorOf("n[1-2-3]"),
             "bad Slurm node list item 'n[1-2-3]': '1-2-3' is not a number or a range LO-HI");
-  EXPECT_EQ(ErrorOf("n[1,,2]"), "bad Slurm node list item 'n[1,,2]': '' is not a number or a range LO-HI");
+  EXPECT_EQ(ErrorOf("n[1,,2]"),
+            "bad Slurm node list item 'n[1,,2]': '' is not a number or a range LO-HI");
   EXPECT_EQ(ErrorOf("n[1-2]x"), "bad Slurm node list item 'n[1-2]x': text 'x' after the last ']'");
   EXPECT_EQ(ErrorOf("n[[1]]"), "bad Slurm node list item 'n[[1]]': '[' without ']'");
   EXPECT_EQ(ErrorOf("n[0-65536]"),
@@ -103,11 +106,25 @@ TEST(SlurmNodeListTest, AgreesWithScontrolShowHostnames) {
   testing::WriteTextFile(dir.Path("slurm.conf"),
                          "ClusterName=x\nSlurmctldHost=localhost\nNodeName=localhost CPUs=1\n"
                          "PartitionName=p Nodes=ALL\n");
-  const std::vector<std::string> lists = {
-      "node[01-04,07]", "a[1-2]-b[3-4]", "gpu-[001-003]", "n1,m[2-3]", "n[08-11]", "n[9-11]",
-      "x[01-3]", "x[1-03]", "n[1-2][3-4]", "rack[1-2]-node[01-02],login", "n[1-2,5-6,010-012]",
-      "10.0.0.[1-3]", "[1-3]", "a,,b", "n[1-2],n[1-2]", "q-st-c5n18xlarge-[1-4],q-dy-c5n18xlarge-[1-2]",
-      "n[00-02]", "n[007]", "z[0-1000]"};
+  const std::vector<std::string> lists = {"node[01-04,07]",
+                                          "a[1-2]-b[3-4]",
+                                          "gpu-[001-003]",
+                                          "n1,m[2-3]",
+                                          "n[08-11]",
+                                          "n[9-11]",
+                                          "x[01-3]",
+                                          "x[1-03]",
+                                          "n[1-2][3-4]",
+                                          "rack[1-2]-node[01-02],login",
+                                          "n[1-2,5-6,010-012]",
+                                          "10.0.0.[1-3]",
+                                          "[1-3]",
+                                          "a,,b",
+                                          "n[1-2],n[1-2]",
+                                          "q-st-c5n18xlarge-[1-4],q-dy-c5n18xlarge-[1-2]",
+                                          "n[00-02]",
+                                          "n[007]",
+                                          "z[0-1000]"};
   for (const std::string& list : lists) {
     auto r = testing::RunShell("SLURM_CONF=" + dir.Path("slurm.conf") +
                                " scontrol show hostnames '" + list + "'");

@@ -56,15 +56,17 @@ TEST(SlurmScriptTest, OptionalLinesAndQuotedArguments) {
   o.train_args = {"train", "-solver", "my solver.prototxt", "--log-dir=it's here", ""};
   auto script = SlurmScript(o);
   ASSERT_TRUE(script.ok()) << script.status().message();
-  EXPECT_NE(script->find("#SBATCH --job-name=dtrain\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n"
-                         "#SBATCH --cpus-per-task=36\n#SBATCH --output=logs/train-%j.log\nset -euo"),
-            std::string::npos)
+  EXPECT_NE(
+      script->find("#SBATCH --job-name=dtrain\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n"
+                   "#SBATCH --cpus-per-task=36\n#SBATCH --output=logs/train-%j.log\nset -euo"),
+      std::string::npos)
       << *script;
   EXPECT_EQ(script->find("--time"), std::string::npos);
   EXPECT_EQ(script->find("--partition"), std::string::npos);
-  EXPECT_NE(script->find("\nsrun --mpi=pmix --kill-on-bad-exit=1 '/opt/my dtrain/dtrain' train -solver "
-                         "'my solver.prototxt' '--log-dir=it'\\''s here' ''\n"),
-            std::string::npos)
+  EXPECT_NE(
+      script->find("\nsrun --mpi=pmix --kill-on-bad-exit=1 '/opt/my dtrain/dtrain' train -solver "
+                   "'my solver.prototxt' '--log-dir=it'\\''s here' ''\n"),
+      std::string::npos)
       << *script;
 }
 
@@ -82,7 +84,8 @@ TEST(SlurmScriptTest, TimeLimits) {
   for (const char* ok : {"90", "0", "02:30:00", "1-12:00:00", "100:00:00", "7-23:59:59"}) {
     EXPECT_TRUE(IsSlurmTimeLimit(ok)) << ok;
   }
-  for (const char* bad : {"", "1h", "2:3:4", "02:60:00", "1-24:00:00", "-1", "1-", "1:00", "01:00:61"}) {
+  for (const char* bad :
+       {"", "1h", "2:3:4", "02:60:00", "1-24:00:00", "-1", "1-", "1:00", "01:00:61"}) {
     EXPECT_FALSE(IsSlurmTimeLimit(bad)) << bad;
   }
 }
@@ -106,9 +109,13 @@ TEST(SlurmScriptTest, BadOptionsAreClearErrors) {
             "bad --log 'a b.log': a file name without blanks or quotes");
   EXPECT_EQ(error([](SlurmScriptOptions& o) { o.train_args = {}; }),
             "give the training command after '--': -- train --solver=S [flags]");
-  EXPECT_EQ(error([](SlurmScriptOptions& o) { o.train_args = {"test", "--solver=s"}; }),
+  EXPECT_EQ(error([](SlurmScriptOptions& o) {
+              o.train_args = {"test", "--solver=s"};
+            }),
             "give the training command after '--': -- train --solver=S [flags]");
-  EXPECT_EQ(error([](SlurmScriptOptions& o) { o.train_args = {"train", "--weights=w"}; }),
+  EXPECT_EQ(error([](SlurmScriptOptions& o) {
+              o.train_args = {"train", "--weights=w"};
+            }),
             "the training command after '--' needs --solver=S");
 }
 

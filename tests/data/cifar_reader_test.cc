@@ -54,9 +54,9 @@ TEST(CifarReaderTest, AnEmptyFileIsDataLoss) {
   testing::WriteFile(dir.Path("data_batch_1.bin"), {});
   auto batch = ReadCifarBatch(dir.Path("data_batch_1.bin"));
   EXPECT_EQ(batch.status().code(), StatusCode::kDataLoss);
-  EXPECT_EQ(batch.status().message(),
-            "file '" + dir.Path("data_batch_1.bin") + "' is empty (0 bytes): a CIFAR-10 batch " +
-                "holds 3073-byte records (a failed download or copy?)");
+  EXPECT_EQ(batch.status().message(), "file '" + dir.Path("data_batch_1.bin") +
+                                          "' is empty (0 bytes): a CIFAR-10 batch " +
+                                          "holds 3073-byte records (a failed download or copy?)");
 }
 
 TEST(CifarReaderTest, BadLabelAndMissingFile) {

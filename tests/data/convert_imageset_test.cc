@@ -187,8 +187,8 @@ TEST(ConvertImagesetTest, BadImageNamesItAndLeavesNothing) {
 
   std::filesystem::remove(dir.Path("images/a.png"));
   s = ConvertImageset(dir.Path("images/"), dir.Path("list.txt"), dir.Path("out"), {});
-  EXPECT_EQ(s.message(),
-            dir.Path("list.txt") + ":1: image '" + dir.Path("images/") + "a.png': cannot open: No such file or directory");
+  EXPECT_EQ(s.message(), dir.Path("list.txt") + ":1: image '" + dir.Path("images/") +
+                             "a.png': cannot open: No such file or directory");
   EXPECT_FALSE(std::filesystem::exists(dir.Path("out")));
 }
 

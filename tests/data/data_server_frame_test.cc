@@ -2,12 +2,12 @@
 // 100000 random and mutated inputs in every test run; scripts/fuzz.sh runs it under libFuzzer.
 #include "data/data_server_frame.h"
 
-#include "fuzz/frame_fuzz_target.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
+
+#include "fuzz/frame_fuzz_target.h"
 
 namespace dtrain {
 namespace {
@@ -55,8 +55,7 @@ TEST(DataServerFrameTest, RejectsBadHeadersWithTheReason) {
   EXPECT_EQ(reason(bytes), "frame header's reserved bytes are not 0");
   EXPECT_EQ(reason(EncodeFrameHeader({FrameType::kRequest, 5000, 0}), kClientFrameLimits),
             "frame meta of 5000 bytes exceeds the limit of 4096");
-  EXPECT_EQ(reason(EncodeFrameHeader({FrameType::kRequest, 1, 1})),
-            "REQUEST frame carries a body");
+  EXPECT_EQ(reason(EncodeFrameHeader({FrameType::kRequest, 1, 1})), "REQUEST frame carries a body");
 }
 
 TEST(DataServerFrameTest, ParseChecksTheTypeAndReportsPeerErrors) {
@@ -79,8 +78,8 @@ TEST(DataServerFrameTest, SurvivesRandomAndMutatedInput) {
   subscribe.set_world_size(3);
   DataServerBatch batch;
   batch.add_record_size(4);
-  const std::string valid = EncodeFrame(FrameType::kSubscribe, subscribe) +
-                            EncodeFrame(FrameType::kBatch, batch, "body");
+  const std::string valid =
+      EncodeFrame(FrameType::kSubscribe, subscribe) + EncodeFrame(FrameType::kBatch, batch, "body");
   for (int i = 0; i < 100000; ++i) {
     std::string bytes;
     if (i % 2 == 0) {  // random bytes, sometimes behind a valid magic and version

@@ -4,9 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <asio.hpp>
-
 #include <algorithm>
+#include <asio.hpp>
 #include <set>
 #include <string>
 #include <thread>
@@ -14,9 +13,9 @@
 
 #include "data/data_server_client.h"
 #include "data/datum.h"
-#include "layers/data_layer.h"
 #include "data_test_util.h"
 #include "image_test_util.h"
+#include "layers/data_layer.h"
 #include "testing/layer_test_util.h"
 
 namespace dtrain {
@@ -235,7 +234,8 @@ TEST_F(DataServerTest, DataPositionResumesAcrossServedAndLmdbSources) {
     Status s = second->RestoreState(state);
     ASSERT_TRUE(s.ok()) << s.message();
     ASSERT_TRUE(second->Forward({}, top, &loss).ok());
-    EXPECT_EQ(testing::Values(label), expected) << (from_server ? "served -> LMDB" : "LMDB -> served");
+    EXPECT_EQ(testing::Values(label), expected)
+        << (from_server ? "served -> LMDB" : "LMDB -> served");
     EXPECT_EQ(expected, (std::vector<float>{250, 270, 290, 310}));  // records 25, 27, 29, 31
   }
 }
@@ -354,8 +354,9 @@ TEST_F(DataServerTest, WrongOrMissingSecretIsRefused) {
   auto none = Connect(*server, "");
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().message(),
-            "data server " + Uri(*server) + " requires a shared secret: set "
-            "data_param.server_auth_file to the file given to the server's --auth-file");
+            "data server " + Uri(*server) +
+                " requires a shared secret: set "
+                "data_param.server_auth_file to the file given to the server's --auth-file");
   auto right = Connect(*server, "s3cret");
   ASSERT_TRUE(right.ok()) << right.status().message();
   EXPECT_EQ(server->totals().rejected, 1);
@@ -369,8 +370,11 @@ TEST_F(DataServerTest, MismatchedBatchSizeIsRefused) {
   ASSERT_TRUE((*client)->Subscribe(Subscription(0, 1, 8)).ok());
   ReceivedBatch batch;
   Status s = (*client)->Next(&batch);
-  EXPECT_EQ(s.message(), "data server " + Uri(*server) + ": the data server refused: this server "
-            "serves batches of 5 records per rank; the client asks for 8 (data_param.batch_size)");
+  EXPECT_EQ(
+      s.message(),
+      "data server " + Uri(*server) +
+          ": the data server refused: this server "
+          "serves batches of 5 records per rank; the client asks for 8 (data_param.batch_size)");
 }
 
 // Connections beyond --max-clients are closed at once; a client keeps trying until one leaves.
@@ -399,14 +403,15 @@ TEST_F(DataServerTest, OversizedBatchesAndPositionsAreRefused) {
   ASSERT_TRUE(client.ok());
   ASSERT_TRUE((*client)->Subscribe(Subscription(0, 1, 1u << 30)).ok());
   EXPECT_EQ((*client)->Next(&batch).message(),
-            "data server " + Uri(*server) + ": the data server refused: a batch of 1073741824 "
-            "records would exceed 1024 MiB");
+            "data server " + Uri(*server) +
+                ": the data server refused: a batch of 1073741824 "
+                "records would exceed 1024 MiB");
   client = Connect(*server);
   ASSERT_TRUE(client.ok());
   ASSERT_TRUE((*client)->Subscribe(Subscription(0, 2, 8, int64_t{1} << 61)).ok());
-  EXPECT_EQ((*client)->Next(&batch).message(),
-            "data server " + Uri(*server) + ": the data server refused: first_batch "
-            "2305843009213693952 is out of range");
+  EXPECT_EQ((*client)->Next(&batch).message(), "data server " + Uri(*server) +
+                                                   ": the data server refused: first_batch "
+                                                   "2305843009213693952 is out of range");
 }
 
 TEST(DataServerClientTest, NoServerIsATimeoutNamingTheAddress) {
@@ -422,10 +427,11 @@ TEST(DataServerClientTest, NoServerIsATimeoutNamingTheAddress) {
   auto client = DataServerClient::Connect(options);
   ASSERT_FALSE(client.ok());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-  EXPECT_EQ(client.status().message().rfind("data server " + options.uri +
-                                                " did not answer within 1 s (data_param.server_timeout)",
-                                            0),
-            0u)
+  EXPECT_EQ(
+      client.status().message().rfind(
+          "data server " + options.uri + " did not answer within 1 s (data_param.server_timeout)",
+          0),
+      0u)
       << client.status().message();
 }
 

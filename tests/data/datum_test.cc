@@ -88,8 +88,9 @@ TEST(DatumTest, CorruptEncodedImageNamesTheRecord) {
   Datum parsed;
   Status s = ParseDatum(datum.SerializeAsString(), "00000042_cat.gif", &parsed);
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
-  EXPECT_EQ(s.message(), "record '00000042_cat.gif': encoded image: not a JPEG or PNG image "
-                         "(starts with bytes 47 49 46 38)");
+  EXPECT_EQ(s.message(),
+            "record '00000042_cat.gif': encoded image: not a JPEG or PNG image "
+            "(starts with bytes 47 49 46 38)");
 }
 
 }  // namespace

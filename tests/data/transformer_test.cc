@@ -187,7 +187,8 @@ TEST(TransformerTest, PixelViewsMatchTheDatum) {
       const std::vector<float> expected = Apply(t, datum);
       std::vector<float> from_hwc(expected.size()), from_chw(expected.size());
       Rng a(draw), b(draw);
-      ASSERT_TRUE(t.Transform(PixelView{hwc.data(), channels, 5, 7, true}, a, from_hwc.data()).ok());
+      ASSERT_TRUE(
+          t.Transform(PixelView{hwc.data(), channels, 5, 7, true}, a, from_hwc.data()).ok());
       ASSERT_TRUE(t.Transform(PixelView{chw, channels, 5, 7, false}, b, from_chw.data()).ok());
       EXPECT_EQ(from_hwc, expected) << channels << " channels, draw " << draw;
       EXPECT_EQ(from_chw, expected) << channels << " channels, draw " << draw;

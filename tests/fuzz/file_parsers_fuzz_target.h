@@ -52,7 +52,8 @@ inline void FuzzBlob(const BlobProto& blob) {
 
 inline std::string FuzzFile(std::string_view bytes) {
   const std::string path = "/tmp/dtrain_fuzz_file_" + std::to_string(getpid());
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path;
 }
 
@@ -97,8 +98,8 @@ inline void FuzzFileParsers(std::string_view input) {
     case 5: {  // a Datum record (an LMDB value), encoded images decoded
       Datum datum;
       if (!ParseDatum(bytes, "00000001", &datum).ok()) break;
-      FuzzCheck(DatumSize(datum) == static_cast<int64_t>(datum.channels()) * datum.height() *
-                                        datum.width());
+      FuzzCheck(DatumSize(datum) ==
+                static_cast<int64_t>(datum.channels()) * datum.height() * datum.width());
       break;
     }
     case 6: {  // IDX images and labels

@@ -35,8 +35,8 @@ inline void FuzzDataServerFrames(std::string_view bytes) {
       DataServerRequest request;
       DataServerBatch batch;
       DataServerError error;
-      google::protobuf::MessageLite* messages[] = {&challenge, &hello,   &welcome, &subscribe,
-                                                   &request,   &batch,   &error};
+      google::protobuf::MessageLite* messages[] = {&challenge, &hello, &welcome, &subscribe,
+                                                   &request,   &batch, &error};
       const FrameType type = frame.header.type;
       ParseFrameMeta(type, frame.meta, type, messages[static_cast<int>(type) - 1]).IgnoreError();
       rest.remove_prefix(*used);

@@ -29,7 +29,8 @@ const char kInput[] =
 std::string InnerProduct(const std::string& num_output) {
   return std::string(kInput) +
          "layer { name: 'fc' type: 'InnerProduct' bottom: 'x' top: 'y'\n"
-         "  inner_product_param { num_output: " + num_output + " } }\n";
+         "  inner_product_param { num_output: " +
+         num_output + " } }\n";
 }
 
 TEST(AbsurdSizes, NumOutputBeyondAnIntIsRefusedNamingTheField) {
@@ -50,16 +51,18 @@ TEST(AbsurdSizes, NumOutputBeyondAnIntIsRefusedNamingTheField) {
 
 TEST(AbsurdSizes, AWeightLargerThanTheMachineIsRefusedWithTheFigure) {
   const auto r = Check(InnerProduct("2147483647"));
-  EXPECT_REFUSED_WITH(r, "layer 'fc' (InnerProduct): a tensor of shape 2147483647 x 800 "
-                         "(1717986917600 values, 6.2 TiB) is larger than this machine's memory (" +
-                             ByteSize(static_cast<double>(MachineMemoryBytes())) + ")");
+  EXPECT_REFUSED_WITH(r,
+                      "layer 'fc' (InnerProduct): a tensor of shape 2147483647 x 800 "
+                      "(1717986917600 values, 6.2 TiB) is larger than this machine's memory (" +
+                          ByteSize(static_cast<double>(MachineMemoryBytes())) + ")");
 }
 
 TEST(AbsurdSizes, DataShapesBeyondTheMachineOrAnIntAreRefused) {
   EXPECT_REFUSED_WITH(
       Check("layer { name: 'd' type: 'DummyData' top: 'x' dummy_data_param { shape { dim: "
             "10000000 dim: 1000000 } } }\n"),
-      "layer 'd' (DummyData): dummy_data_param.shape[0]: a tensor of shape 10000000 x 1000000 (10000000000000 "
+      "layer 'd' (DummyData): dummy_data_param.shape[0]: a tensor of shape 10000000 x 1000000 "
+      "(10000000000000 "
       "values, 36.4 TiB) is larger than this machine's memory");
   EXPECT_REFUSED_WITH(
       Check("layer { name: 'in' type: 'Input' top: 'x' input_param { shape { dim: 2000000000 "
@@ -106,8 +109,10 @@ TEST(AbsurdSizes, AResizeBeyondTheMachineIsRefusedBeforeDecoding) {
 TEST(AbsurdSizes, ANetLargerThanTheMachineIsRefusedWithItsTotal) {
   const int64_t quarter = MachineMemoryBytes() / 4 / 4;  // values in a quarter of the memory
   const int64_t columns = quarter / 4 + 1;
-  std::string layers = "layer { name: 'in' type: 'Input' top: 'x0' input_param { shape { dim: 4 "
-                       "dim: " + std::to_string(columns) + " } } }\n";
+  std::string layers =
+      "layer { name: 'in' type: 'Input' top: 'x0' input_param { shape { dim: 4 "
+      "dim: " +
+      std::to_string(columns) + " } } }\n";
   for (int i = 1; i <= 6; ++i) {
     layers += "layer { name: 'r" + std::to_string(i) + "' type: 'ReLU' bottom: 'x" +
               std::to_string(i - 1) + "' top: 'x" + std::to_string(i) + "' }\n";

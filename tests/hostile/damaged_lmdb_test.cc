@@ -49,11 +49,13 @@ TEST(DamagedLmdb, EveryReaderStopsNamingTheLmdbNeverBySignal) {
     // compute-mean reads every record once.
     const auto r = RunDtrainWithin(60, "compute-mean " + damaged + " " + damaged + ".binaryproto");
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1)
-        << "seed " << seed << ": exit " << r.exit_code << " (a signal or a hang)\n" << r.output;
+        << "seed " << seed << ": exit " << r.exit_code << " (a signal or a hang)\n"
+        << r.output;
     if (r.exit_code == 1) {
       ++refused;
       EXPECT_NE(r.output.find("LMDB '" + damaged + "'"), std::string::npos)
-          << "seed " << seed << "\n" << r.output;
+          << "seed " << seed << "\n"
+          << r.output;
       EXPECT_FALSE(fs::exists(damaged + ".binaryproto")) << "seed " << seed;
     }
     if (r.output.find("is damaged: liblmdb crashed") != std::string::npos) {
@@ -79,8 +81,9 @@ TEST(DamagedLmdb, EveryReaderStopsNamingTheLmdbNeverBySignal) {
           "num_output: 10 } }\n"
           "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'y' bottom: 'label' top: 'l' }\n");
   testing::WriteTextFile(dir.Path("solver.prototxt"),
-                         "net: '" + dir.Path("net.prototxt") + "' base_lr: 0.01 max_iter: 100 "
-                         "lr_policy: 'fixed' snapshot_after_train: false\n");
+                         "net: '" + dir.Path("net.prototxt") +
+                             "' base_lr: 0.01 max_iter: 100 "
+                             "lr_policy: 'fixed' snapshot_after_train: false\n");
   const auto r = RunDtrainWithin(120, "train --solver=" + dir.Path("solver.prototxt"));
   EXPECT_REFUSED_WITH(r, "LMDB '" + damaged + "'");
 }
@@ -91,8 +94,9 @@ TEST(DamagedLmdb, AnEmptyDataFileIsNamedAsEmpty) {
   testing::WriteFile(dir.Path("empty_lmdb/data.mdb"), {});
   EXPECT_REFUSED_WITH(
       RunDtrainWithin(60, "compute-mean " + dir.Path("empty_lmdb") + " " + dir.Path("m")),
-      "LMDB '" + dir.Path("empty_lmdb") + "': data.mdb is empty (0 bytes): the conversion that "
-      "wrote it did not finish, or a copy of it failed");
+      "LMDB '" + dir.Path("empty_lmdb") +
+          "': data.mdb is empty (0 bytes): the conversion that "
+          "wrote it did not finish, or a copy of it failed");
 }
 
 }  // namespace

@@ -33,21 +33,22 @@ std::vector<std::string> ValidFiles() {
   datum.set_width(2);
   datum.set_data(std::string("\x01\x02\x03\x04", 4));
   datum.set_label(3);
-  std::string idx("\x00\x00\x08\x03\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x02\x05\x06\x07\x08",
-                  20);
+  std::string idx(
+      "\x00\x00\x08\x03\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x02\x05\x06\x07\x08", 20);
   std::string cifar(1 + 3072, '\x07');
-  return {"name: 'n' layer { name: 'a' type: 'ReLU' bottom: 'x' top: 'x' }\n"
-          "layers { name: 'b' type: CONVOLUTION blobs_lr: 1 convolution_param { num_output: 2 } }",
-          "net: 'n.prototxt' base_lr: 0.1 lr_policy: 'step' stepsize: 10 solver_type: ADAM",
-          net.SerializeAsString(),
-          state.SerializeAsString(),
-          blob->SerializeAsString(),
-          datum.SerializeAsString(),
-          idx,
-          cifar,
-          "a.jpg 1\nb c.png 2\n",
-          "# 0\na.jpg\n3 10 10\n2\n1 0.9 0 0 5 5\n0 0.1 2 2 9 9\n",
-          "master slots=2\n10.0.0.7\nnode-1 slots=4 # comment\n"};
+  return {
+      "name: 'n' layer { name: 'a' type: 'ReLU' bottom: 'x' top: 'x' }\n"
+      "layers { name: 'b' type: CONVOLUTION blobs_lr: 1 convolution_param { num_output: 2 } }",
+      "net: 'n.prototxt' base_lr: 0.1 lr_policy: 'step' stepsize: 10 solver_type: ADAM",
+      net.SerializeAsString(),
+      state.SerializeAsString(),
+      blob->SerializeAsString(),
+      datum.SerializeAsString(),
+      idx,
+      cifar,
+      "a.jpg 1\nb c.png 2\n",
+      "# 0\na.jpg\n3 10 10\n2\n1 0.9 0 0 5 5\n0 0.1 2 2 9 9\n",
+      "master slots=2\n10.0.0.7\nnode-1 slots=4 # comment\n"};
 }
 
 TEST(FileParsersFuzzTest, RandomAndMutatedInputKeepTheInvariants) {

@@ -7,8 +7,7 @@
 namespace dtrain::testing {
 
 CommandResult RunDtrainWithin(int seconds, const std::string& args, const std::string& dir) {
-  return RunShell("timeout -s KILL " + std::to_string(seconds) + " '" + DTRAIN_BINARY + "' " +
-                      args,
+  return RunShell("timeout -s KILL " + std::to_string(seconds) + " '" + DTRAIN_BINARY + "' " + args,
                   dir);
 }
 

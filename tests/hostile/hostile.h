@@ -52,9 +52,10 @@ struct TinyRun {
 }  // namespace dtrain::testing
 
 // A hostile input: dtrain must refuse it (exit status 1, no signal, no hang) saying `text`.
-#define EXPECT_REFUSED_WITH(result, text)                                              \
-  do {                                                                                 \
+#define EXPECT_REFUSED_WITH(result, text)                                               \
+  do {                                                                                  \
     EXPECT_EQ((result).exit_code, 1) << "exit 1 is a refusal; 124/137 a hang, 128+N a " \
-                                        "signal\n" << (result).output;                 \
-    EXPECT_NE((result).output.find(text), std::string::npos) << (result).output;       \
+                                        "signal\n"                                      \
+                                     << (result).output;                                \
+    EXPECT_NE((result).output.find(text), std::string::npos) << (result).output;        \
   } while (0)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/data_test_util.h"
+#include "data/lmdb_db.h"
 #include "hostile/hostile.h"
 
 namespace dtrain {
@@ -31,9 +32,22 @@ std::string DeadPid() {
 
 // IDX files of `count` 28 x 28 images and their labels.
 void WriteIdx(const TempDir& dir, int count) {
-  std::vector<uint8_t> images = {0, 0, 8, 3, static_cast<uint8_t>(count >> 24),
-                                 static_cast<uint8_t>(count >> 16), static_cast<uint8_t>(count >> 8),
-                                 static_cast<uint8_t>(count), 0, 0, 0, 28, 0, 0, 0, 28};
+  std::vector<uint8_t> images = {0,
+                                 0,
+                                 8,
+                                 3,
+                                 static_cast<uint8_t>(count >> 24),
+                                 static_cast<uint8_t>(count >> 16),
+                                 static_cast<uint8_t>(count >> 8),
+                                 static_cast<uint8_t>(count),
+                                 0,
+                                 0,
+                                 0,
+                                 28,
+                                 0,
+                                 0,
+                                 0,
+                                 28};
   std::vector<uint8_t> labels = {0, 0, 8, 1, images[4], images[5], images[6], images[7]};
   for (int i = 0; i < count; ++i) {
     for (int p = 0; p < 28 * 28; ++p) images.push_back(static_cast<uint8_t>(i + p));
@@ -48,14 +62,21 @@ TEST(LostWork, AKilledConversionLeavesNoLmdbAndTheNextRunClearsItsLeftovers) {
   WriteIdx(dir, 30000);
   const std::string convert =
       "convert mnist " + dir.Path("images") + " " + dir.Path("labels") + " " + dir.Path("out_lmdb");
-  // Killed at whatever point it has reached after a fraction of a second: the output exists
-  // only if the conversion finished (exit 0), never half-written.
-  const auto killed = RunShell("timeout -s KILL 0.3 '" + std::string(DTRAIN_BINARY) + "' " + convert);
-  if (killed.exit_code == 0) {
-    EXPECT_TRUE(fs::exists(dir.Path("out_lmdb")));
+  // Killed (SIGKILL) as soon as it reports its first 10000 records written: the output exists
+  // only if the conversion finished meanwhile (it may be killed after its rename, before it
+  // exits), and then holds every record, never a part.
+  const auto killed =
+      RunShell("cd '" + dir.Path("") + "'; '" + std::string(DTRAIN_BINARY) + "' " + convert +
+               " > log 2>&1 & pid=$!; for i in $(seq 2000); do "
+               "grep -q 'Processed 10000' log && break; sleep 0.005; done; "
+               "kill -9 $pid; wait $pid; echo \"exit $?\"; cat log");
+  EXPECT_NE(killed.output.find("Processed 10000"), std::string::npos) << killed.output;
+  if (fs::exists(dir.Path("out_lmdb"))) {
+    auto written = LmdbReader::Open(dir.Path("out_lmdb"));
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    EXPECT_EQ((*written)->Count(), 30000) << killed.output;
+    written->reset();
     fs::remove_all(dir.Path("out_lmdb"));
-  } else {
-    EXPECT_FALSE(fs::exists(dir.Path("out_lmdb"))) << killed.output;
   }
   // A leftover of a killed run beside the output, as the kill above may have left one.
   const std::string stale = dir.Path(".out_lmdb.partial." + DeadPid());

@@ -20,8 +20,8 @@ using testing::FilesUnder;
 using testing::kTinyNet;
 using testing::RunDtrainWithin;
 using testing::TempDir;
-using testing::WriteTextFile;
 using testing::TinyRun;
+using testing::WriteTextFile;
 
 // Rewrites the solverstate at `path` with `edit` applied, as a file without dtrain's checksum
 // (Caffe's, or one written by a buggy tool) holds it.
@@ -41,8 +41,9 @@ TEST(NonsenseRuns, OutOfRangeSnapshotFieldsAreRefusedOnResume) {
   EditState(state, [](SolverState* s) { s->set_current_step(-1); });
   const auto before = FilesUnder(run.dir.Path("snap"));
   EXPECT_REFUSED_WITH(run.Train("--snapshot=" + state),
-                      state + ": current_step is -1; this solver has 2 stepvalue entries, so it "
-                              "must be in [0, 2] (damaged file, or another solver's?)");
+                      state +
+                          ": current_step is -1; this solver has 2 stepvalue entries, so it "
+                          "must be in [0, 2] (damaged file, or another solver's?)");
   EditState(state, [](SolverState* s) {
     s->set_current_step(1);
     s->set_iter(INT32_MIN);
@@ -83,7 +84,8 @@ TEST(NonsenseRuns, DamagedSnapshotBytesAreFoundByTheChecksum) {
       EXPECT_NE(r.output.find(path + ": its contents do not match the checksum written with "
                                      "them: the file was damaged after it was written"),
                 std::string::npos)
-          << name << "\n" << r.output;
+          << name << "\n"
+          << r.output;
     }
     testing::WriteFile(path, std::vector<uint8_t>(original.begin(), original.end()));
   }
@@ -130,10 +132,11 @@ TEST(NonsenseRuns, NegativeIterationCountsAndEmptyFilesAreRefused) {
 
 TEST(NonsenseRuns, ATopProducedByTwoLayersIsRefused) {
   TinyRun run("", std::string(kTinyNet) +
-                  "layer { name: 'fc2' type: 'InnerProduct' bottom: 'x' top: 'y'\n"
-                  "  inner_product_param { num_output: 3 } }\n");
-  EXPECT_REFUSED_WITH(run.Train(), "layer 'fc2' (InnerProduct): top 'y' is produced by an earlier "
-                                   "layer too (Caffe refuses a top produced by multiple sources)");
+                      "layer { name: 'fc2' type: 'InnerProduct' bottom: 'x' top: 'y'\n"
+                      "  inner_product_param { num_output: 3 } }\n");
+  EXPECT_REFUSED_WITH(run.Train(),
+                      "layer 'fc2' (InnerProduct): top 'y' is produced by an earlier "
+                      "layer too (Caffe refuses a top produced by multiple sources)");
 }
 
 TEST(NonsenseRuns, WeightsThatMatchNothingAreRefused) {

@@ -48,7 +48,8 @@ TEST(BadInput, MismatchedShapesNameTheLayerAndBothShapes) {
 void WriteTinyJob(const testing::TempDir& dir, const std::string& source,
                   const std::string& solver_extra) {
   WriteTextFile(dir.Path("net.prototxt"), R"(
-    layer { name: "d" type: "Data" top: "data" top: "label" data_param { source: ")" + source +
+    layer { name: "d" type: "Data" top: "data" top: "label" data_param { source: ")" +
+                                              source +
                                               R"(" batch_size: 4 } }
     layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 2 } }
     layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" })");
@@ -77,7 +78,8 @@ TEST(BadInput, TruncatedLmdbIsAClearError) {
 TEST(BadInput, TruncatedIdxAndCifarFilesAreClearErrorsAndWriteNothing) {
   testing::TempDir dir;
   // IDX images header for 2 images of 2x2, but only 5 of the 8 pixel bytes.
-  testing::WriteFile(dir.Path("images"), {0, 0, 8, 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 1, 2, 3, 4, 5});
+  testing::WriteFile(dir.Path("images"),
+                     {0, 0, 8, 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 1, 2, 3, 4, 5});
   testing::WriteFile(dir.Path("labels"), {0, 0, 8, 1, 0, 0, 0, 2, 1, 2});
   auto r = RunDtrain("convert mnist " + dir.Path("images") + " " + dir.Path("labels") + " " +
                      dir.Path("out_lmdb"));

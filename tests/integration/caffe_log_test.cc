@@ -35,7 +35,8 @@ void WriteWholeBatchJob(const testing::TempDir& dir, const std::string& loss_ext
   WriteTextFile(dir.Path("solver.prototxt"),
                 "net: 'net.prototxt' base_lr: 0.1 lr_policy: 'fixed' momentum: 0.9 "
                 "max_iter: 10 display: 5 test_iter: 1 test_interval: 5 "
-                "snapshot_prefix: 'snap' " + solver_extra);
+                "snapshot_prefix: 'snap' " +
+                    solver_extra);
 }
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -69,9 +70,12 @@ TEST(CaffeLog, LossWeightsAndSmallLossesPrintAsCaffePrintsThem) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Six significant digits in the default format: "(* 1e-07 = 6.93147e-08 loss)", never the
   // fixed six decimals of "(* 0.000000 = 0.000000 loss)".
-  const std::regex weighted(R"(Train net output #1: loss = [0-9.]+(e-0[0-9])? \(\* 1e-07 = [0-9.]+e-[0-9]+ loss\))");
+  const std::regex weighted(
+      R"(Train net output #1: loss = [0-9.]+(e-0[0-9])? \(\* 1e-07 = [0-9.]+e-[0-9]+ loss\))");
   EXPECT_TRUE(std::regex_search(r.output, weighted)) << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(Test net output #1: loss = [0-9.]+ \(\* 1e-07 = [0-9.]+e-[0-9]+ loss\))")))
+  EXPECT_TRUE(std::regex_search(
+      r.output,
+      std::regex(R"(Test net output #1: loss = [0-9.]+ \(\* 1e-07 = [0-9.]+e-[0-9]+ loss\))")))
       << r.output;
   EXPECT_EQ(r.output.find("0.000000"), std::string::npos) << r.output;
 }
@@ -85,7 +89,9 @@ TEST(CaffeLog, FinalScoresLineIsOneCaffesParsersSkip) {
   auto r = RunDtrain("train --solver=solver.prototxt", dir.Path(""));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(std::regex_search(
-      r.output, std::regex(R"(\] Final test scores \(net #0, iteration 10\): accuracy [0-9.]+, loss [0-9.e+-]+\n)")))
+      r.output,
+      std::regex(
+          R"(\] Final test scores \(net #0, iteration 10\): accuracy [0-9.]+, loss [0-9.e+-]+\n)")))
       << r.output;
   int train_rows = 0;
   for (const std::string& line : Lines(r.output)) {
@@ -94,7 +100,8 @@ TEST(CaffeLog, FinalScoresLineIsOneCaffesParsersSkip) {
       EXPECT_TRUE(std::regex_search(line, std::regex(R"(\] Iteration \d+( \(|, loss))"))) << line;
     }
     if (line.find("Final test scores") != std::string::npos) {
-      for (const char* pattern : {"Iteration ", "Test net output", "Testing net", "lr = ", "Test "}) {
+      for (const char* pattern :
+           {"Iteration ", "Test net output", "Testing net", "lr = ", "Test "}) {
         EXPECT_EQ(line.find(pattern), std::string::npos) << pattern << " in: " << line;
       }
     }

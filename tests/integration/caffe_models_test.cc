@@ -33,7 +33,8 @@ TEST(CaffeModels, EverySupportedNetBuildsInBothPhases) {
   std::set<std::string> built, skipped;
   for (const auto& entry : fs::recursive_directory_iterator(kCaffeDir)) {
     const std::string path = entry.path().string();
-    if (entry.path().extension() != ".prototxt" || path.find("solver") != std::string::npos) continue;
+    if (entry.path().extension() != ".prototxt" || path.find("solver") != std::string::npos)
+      continue;
     NetParameter net;
     ASSERT_TRUE(ReadTextProto(path, &net).ok()) << path;
     std::string missing;
@@ -52,14 +53,15 @@ TEST(CaffeModels, EverySupportedNetBuildsInBothPhases) {
   }
   std::string list;
   for (const auto& s : skipped) list += " " + s;
-  std::cout << "built " << built.size() << " Caffe nets; skipped (unsupported layer):" << list << "\n";
-  for (const char* must : {"examples/mnist/lenet_train_test.prototxt",
-                           "examples/cifar10/cifar10_quick_train_test.prototxt",
-                           "examples/cifar10/cifar10_full_train_test.prototxt",
-                           "examples/cifar10/cifar10_full_sigmoid_train_test_bn.prototxt",
-                           "models/bvlc_alexnet/train_val.prototxt",
-                           "models/bvlc_googlenet/train_val.prototxt",
-                           "models/bvlc_googlenet/deploy.prototxt"}) {
+  std::cout << "built " << built.size() << " Caffe nets; skipped (unsupported layer):" << list
+            << "\n";
+  for (const char* must :
+       {"examples/mnist/lenet_train_test.prototxt",
+        "examples/cifar10/cifar10_quick_train_test.prototxt",
+        "examples/cifar10/cifar10_full_train_test.prototxt",
+        "examples/cifar10/cifar10_full_sigmoid_train_test_bn.prototxt",
+        "models/bvlc_alexnet/train_val.prototxt", "models/bvlc_googlenet/train_val.prototxt",
+        "models/bvlc_googlenet/deploy.prototxt"}) {
     EXPECT_TRUE(built.count(must)) << must << " did not build";
   }
 }

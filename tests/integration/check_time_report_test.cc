@@ -33,7 +33,8 @@ TEST(CheckReport, LearnableParametersAndBatchNormStatisticsAreCountedApart) {
   WriteTextFile(dir.Path("net.prototxt"), kResidualStyleNet);
   auto r = RunDtrain("check --model=" + dir.Path("net.prototxt"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Matches(r.output, R"(layer\s+type\s+top shape\s+params\s+stats\s+MFLOP)")) << r.output;
+  EXPECT_TRUE(Matches(r.output, R"(layer\s+type\s+top shape\s+params\s+stats\s+MFLOP)"))
+      << r.output;
   EXPECT_TRUE(Matches(r.output, R"(conv\s+Convolution\s+2 4 6 6 \(288\)\s+108\s+0\s)")) << r.output;
   EXPECT_TRUE(Matches(r.output, R"(bn\s+BatchNorm\s+2 4 6 6 \(288\)\s+0\s+9\s)")) << r.output;
   EXPECT_TRUE(Matches(r.output, R"(scale\s+Scale\s+2 4 6 6 \(288\)\s+8\s+0\s)")) << r.output;
@@ -42,12 +43,13 @@ TEST(CheckReport, LearnableParametersAndBatchNormStatisticsAreCountedApart) {
 
 TEST(CheckReport, ASharedParameterCountsOnceInTheTotal) {
   testing::TempDir dir;
-  WriteTextFile(dir.Path("net.prototxt"),
-                "input: 'data' input_shape { dim: 2 dim: 5 }\n"
-                "layer { name: 'a' type: 'InnerProduct' bottom: 'data' top: 'a' param { name: 'w' }\n"
-                "  inner_product_param { num_output: 5 bias_term: false } }\n"
-                "layer { name: 'b' type: 'InnerProduct' bottom: 'a' top: 'b' param { name: 'w' }\n"
-                "  inner_product_param { num_output: 5 bias_term: false } }\n");
+  WriteTextFile(
+      dir.Path("net.prototxt"),
+      "input: 'data' input_shape { dim: 2 dim: 5 }\n"
+      "layer { name: 'a' type: 'InnerProduct' bottom: 'data' top: 'a' param { name: 'w' }\n"
+      "  inner_product_param { num_output: 5 bias_term: false } }\n"
+      "layer { name: 'b' type: 'InnerProduct' bottom: 'a' top: 'b' param { name: 'w' }\n"
+      "  inner_product_param { num_output: 5 bias_term: false } }\n");
   auto r = RunDtrain("check --model=" + dir.Path("net.prototxt"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Matches(r.output, R"(\na\s+InnerProduct\s+2 5 \(10\)\s+25\s+0\s)")) << r.output;

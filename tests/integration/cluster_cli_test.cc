@@ -25,11 +25,13 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 TEST(ClusterCli, SlurmScriptRunsThisBinaryWithTheArgumentsAfterDashDash) {
-  auto r = RunDtrain("cluster slurm-script --nodes=2 --time=30 -- train --solver='a b.prototxt' --threads=0");
+  auto r = RunDtrain(
+      "cluster slurm-script --nodes=2 --time=30 -- train --solver='a b.prototxt' --threads=0");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "#SBATCH --nodes=2\n")) << r.output;
   EXPECT_TRUE(Contains(r.output, "#SBATCH --time=30\n")) << r.output;
-  EXPECT_TRUE(Contains(r.output, std::string("srun --mpi=pmix --kill-on-bad-exit=1 ") + DTRAIN_BINARY +
+  EXPECT_TRUE(Contains(r.output, std::string("srun --mpi=pmix --kill-on-bad-exit=1 ") +
+                                     DTRAIN_BINARY +
                                      " train '--solver=a b.prototxt' --threads=0\n"))
       << r.output;
   // `bash -n`: the script parses.
@@ -38,8 +40,9 @@ TEST(ClusterCli, SlurmScriptRunsThisBinaryWithTheArgumentsAfterDashDash) {
                 " -- train --solver=s.prototxt");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "");
-  EXPECT_TRUE(Contains(ReadFile(dir.Path("job.sh")), "\nsrun --mpi=pmix --kill-on-bad-exit=1 dtrain train "
-                                                     "--solver=s.prototxt\n"));
+  EXPECT_TRUE(Contains(ReadFile(dir.Path("job.sh")),
+                       "\nsrun --mpi=pmix --kill-on-bad-exit=1 dtrain train "
+                       "--solver=s.prototxt\n"));
   struct stat info;
   ASSERT_EQ(stat(dir.Path("job.sh").c_str(), &info), 0);
   EXPECT_TRUE(info.st_mode & S_IXUSR);
@@ -54,11 +57,14 @@ TEST(ClusterCli, SlurmScriptBadRequests) {
                     "flag --nodes needs an integer, got 'x'");
   EXPECT_FAILS_WITH(RunDtrain("cluster slurm-script --nodes=2 --time=2h -- train --solver=s"),
                     "bad --time '2h'");
-  EXPECT_FAILS_WITH(RunDtrain("cluster slurm-script --nodes=2 --partition='a;b' -- train --solver=s"),
-                    "bad --partition 'a;b'");
-  EXPECT_FAILS_WITH(RunDtrain("cluster slurm-script --nodes=2 --job-name='a b' -- train --solver=s"),
-                    "bad --job-name 'a b'");
-  EXPECT_FAILS_WITH(RunDtrain("cluster slurm-script --nodes=2"), "give the training command after '--'");
+  EXPECT_FAILS_WITH(
+      RunDtrain("cluster slurm-script --nodes=2 --partition='a;b' -- train --solver=s"),
+      "bad --partition 'a;b'");
+  EXPECT_FAILS_WITH(
+      RunDtrain("cluster slurm-script --nodes=2 --job-name='a b' -- train --solver=s"),
+      "bad --job-name 'a b'");
+  EXPECT_FAILS_WITH(RunDtrain("cluster slurm-script --nodes=2"),
+                    "give the training command after '--'");
   EXPECT_FAILS_WITH(RunDtrain("cluster slurm-script --nodes=2 train --solver=s"),
                     "unknown flag '--solver=s'");
   EXPECT_FAILS_WITH(RunDtrain("cluster slurm-script --nodes=2 -- train"), "needs --solver=S");
@@ -78,7 +84,8 @@ TEST(ClusterCli, AwsWritesClusterYamlAndAnExecutableBootstrap) {
   auto r = RunDtrain(kAws + "--efa --bootstrap-s3=s3://b-1/boot.sh --output=" + dir.Path("aws"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "wrote " + dir.Path("aws") + "/cluster.yaml")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "note: bootstrap.sh fetches dtrain's source from s3://b-1/dtrain-src.tar.gz"))
+  EXPECT_TRUE(Contains(
+      r.output, "note: bootstrap.sh fetches dtrain's source from s3://b-1/dtrain-src.tar.gz"))
       << r.output;
   const std::string yaml = ReadFile(dir.Path("aws/cluster.yaml"));
   EXPECT_TRUE(Contains(yaml, "          Efa:\n            Enabled: true\n")) << yaml;
@@ -96,8 +103,9 @@ TEST(ClusterCli, AwsBadRequests) {
   testing::TempDir dir;
   const std::string out = " --output=" + dir.Path("aws");
   EXPECT_FAILS_WITH(RunDtrain("cluster aws --nodes=4" + out), "--instance-type is required");
-  EXPECT_FAILS_WITH(RunDtrain(kAws + "--instance-type=c9.huge" + out),
-                    "dtrain cluster aws: error: --instance-type 'c9.huge' is not one dtrain knows; known: ");
+  EXPECT_FAILS_WITH(
+      RunDtrain(kAws + "--instance-type=c9.huge" + out),
+      "dtrain cluster aws: error: --instance-type 'c9.huge' is not one dtrain knows; known: ");
   EXPECT_FAILS_WITH(RunDtrain(kAws + "--nodes=0" + out), "--nodes must be 1 to 1000, got 0");
   EXPECT_FAILS_WITH(RunDtrain(kAws + "--subnet=vpc-0a1b2c3d" + out), "--subnet 'vpc-0a1b2c3d'");
   EXPECT_FAILS_WITH(RunDtrain(kAws + "--region=virginia" + out),

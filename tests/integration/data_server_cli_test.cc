@@ -30,7 +30,8 @@ TEST(DataServerCli, BadFlagsNameTheProblem) {
                               dir.Path("nothing")),
                     "LMDB '" + dir.Path("nothing") + "'");
   EXPECT_FAILS_WITH(RunDtrain("data-server --listen=tcp://127.0.0.1:0 --batch-size=2 --ship=json "
-                              "--source=" + dir.Path("db")),
+                              "--source=" +
+                              dir.Path("db")),
                     "--ship must be records or floats, not 'json'");
   EXPECT_FAILS_WITH(RunDtrain("data-server --listen=tcp://127.0.0.1:0 --batch-size=2 --source=" +
                               dir.Path("db") + " --auth-file=" + dir.Path("no_secret")),
@@ -40,10 +41,11 @@ TEST(DataServerCli, BadFlagsNameTheProblem) {
                               dir.Path("db")),
                     "cannot listen on 192.0.2.1:5555");
   WriteTextFile(dir.Path("solver.prototxt"),
-                "net_param { layer { name: 'in' type: 'Input' top: 'x' input_param { shape { dim: 1 } } } }\n");
-  EXPECT_FAILS_WITH(RunDtrain("data-server --listen=tcp://127.0.0.1:0 --solver=" +
-                              dir.Path("solver.prototxt")),
-                    "the TRAIN net of '" + dir.Path("solver.prototxt") + "' has no Data layer");
+                "net_param { layer { name: 'in' type: 'Input' top: 'x' input_param { shape { dim: "
+                "1 } } } }\n");
+  EXPECT_FAILS_WITH(
+      RunDtrain("data-server --listen=tcp://127.0.0.1:0 --solver=" + dir.Path("solver.prototxt")),
+      "the TRAIN net of '" + dir.Path("solver.prototxt") + "' has no Data layer");
 }
 
 TEST(DataServerCli, ATrainingRankWithoutItsServerFailsNamingTheAddress) {
@@ -53,11 +55,13 @@ TEST(DataServerCli, ATrainingRankWithoutItsServerFailsNamingTheAddress) {
             data_param { source: "tcp://127.0.0.1:9" batch_size: 4 server_timeout: 1 } }
     layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 2 } }
     layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" })");
-  WriteTextFile(dir.Path("solver.prototxt"), "net: '" + dir.Path("net.prototxt") +
-                                                 "'\nbase_lr: 0.1\nmax_iter: 2\nlr_policy: 'fixed'\n");
+  WriteTextFile(
+      dir.Path("solver.prototxt"),
+      "net: '" + dir.Path("net.prototxt") + "'\nbase_lr: 0.1\nmax_iter: 2\nlr_policy: 'fixed'\n");
   auto r = RunDtrain("train --solver=" + dir.Path("solver.prototxt"));
-  EXPECT_FAILS_WITH(r, "layer 'feed' (Data): data server tcp://127.0.0.1:9 did not answer within 1 s "
-                       "(data_param.server_timeout); last error: ");
+  EXPECT_FAILS_WITH(r,
+                    "layer 'feed' (Data): data server tcp://127.0.0.1:9 did not answer within 1 s "
+                    "(data_param.server_timeout); last error: ");
 }
 
 // The whole path through the binaries: a server process, a training process fed by it, and the
@@ -66,9 +70,10 @@ TEST(DataServerCli, TrainsFromAServerProcessAndLogsTheClient) {
   testing::TempDir dir;
   testing::WriteTinyLmdb(dir.Path("db"), 16, 1, 2, 2);  // labels 0, 10, .. 150
   const std::string log = dir.Path("server.log");
-  const std::string command = std::string("'") + DTRAIN_BINARY +
-                              "' data-server --listen=tcp://127.0.0.1:0 --batch-size=4 --source=" +
-                              dir.Path("db") + " > " + log + " 2>&1 & echo $!";
+  const std::string command =
+      std::string("'") + DTRAIN_BINARY +
+      "' data-server --listen=tcp://127.0.0.1:0 --batch-size=4 --source=" + dir.Path("db") + " > " +
+      log + " 2>&1 & echo $!";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_TRUE(pipe);
   int pid = 0;
@@ -79,19 +84,23 @@ TEST(DataServerCli, TrainsFromAServerProcessAndLogsTheClient) {
   for (int i = 0; i < 100 && port.empty(); ++i) {
     std::ifstream in(log);
     for (std::string line; std::getline(in, line);) {
-      if (line.rfind("listening on tcp://127.0.0.1:", 0) == 0) port = line.substr(line.rfind(':') + 1);
+      if (line.rfind("listening on tcp://127.0.0.1:", 0) == 0)
+        port = line.substr(line.rfind(':') + 1);
     }
     if (port.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   ASSERT_FALSE(port.empty());
   WriteTextFile(dir.Path("net.prototxt"), R"(
     layer { name: "feed" type: "Data" top: "data" top: "label"
-            data_param { source: "tcp://127.0.0.1:)" + port + R"(" batch_size: 4 } }
+            data_param { source: "tcp://127.0.0.1:)" +
+                                              port + R"(" batch_size: 4 } }
     layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 160 } }
     layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" })");
-  WriteTextFile(dir.Path("solver.prototxt"), "net: '" + dir.Path("net.prototxt") +
-                                                 "'\nbase_lr: 0.01\nmax_iter: 8\nlr_policy: 'fixed'\n"
-                                                 "snapshot_prefix: '" + dir.Path("m") + "'\n");
+  WriteTextFile(dir.Path("solver.prototxt"),
+                "net: '" + dir.Path("net.prototxt") +
+                    "'\nbase_lr: 0.01\nmax_iter: 8\nlr_policy: 'fixed'\n"
+                    "snapshot_prefix: '" +
+                    dir.Path("m") + "'\n");
   auto r = RunDtrain("train --solver=" + dir.Path("solver.prototxt"));
   kill(pid, SIGTERM);
   for (int i = 0; i < 100 && kill(pid, 0) == 0; ++i) {

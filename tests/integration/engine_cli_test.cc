@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <vector>
 #include <regex>
+#include <vector>
 
 #include "data/data_test_util.h"
 #include "testing/run_command.h"
@@ -27,13 +27,15 @@ TEST(EngineCli, VerboseTimeListsEveryChoiceAndGflops) {
   EXPECT_NE(r.output.find("engine: LeNet_bench / ip2 (InnerProduct): onednn "), std::string::npos);
   EXPECT_NE(r.output.find("engine: LeNet_bench / pool1 (Pooling): reference (onednn declined: "),
             std::string::npos);
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(conv2\s+forward: +[0-9.]+ ms, +[0-9.]+ GFLOP/s)")))
+  EXPECT_TRUE(
+      std::regex_search(r.output, std::regex(R"(conv2\s+forward: +[0-9.]+ ms, +[0-9.]+ GFLOP/s)")))
       << r.output;
   EXPECT_NE(r.output.find("Convolution and InnerProduct layers: "), std::string::npos);
 }
 
 TEST(EngineCli, EngineFlagForcesReference) {
-  auto r = RunDtrain("time --model=" + kLenet + " --iterations=1 --threads=1 --verbose "
+  auto r = RunDtrain("time --model=" + kLenet +
+                     " --iterations=1 --threads=1 --verbose "
                      "--engine=reference");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("conv1 (Convolution): reference (engine REFERENCE requested)"),
@@ -75,9 +77,10 @@ TEST(EngineCli, BothEnginesTrainToTheSameLosses) {
   net.replace(at, 13, "refill: true");
   testing::WriteTextFile(dir.Path("net.prototxt"), net);
   const std::string solver = dir.Path("solver.prototxt");
-  testing::WriteTextFile(solver, "net: '" + dir.Path("net.prototxt") +
-                                     "'\nbase_lr: 0.01 momentum: 0.9 lr_policy: 'fixed' max_iter: 12 "
-                                     "display: 1 random_seed: 3 snapshot_after_train: false\n");
+  testing::WriteTextFile(solver,
+                         "net: '" + dir.Path("net.prototxt") +
+                             "'\nbase_lr: 0.01 momentum: 0.9 lr_policy: 'fixed' max_iter: 12 "
+                             "display: 1 random_seed: 3 snapshot_after_train: false\n");
   auto fast = RunDtrain("train --solver=" + solver + " --threads=1");
   auto reference = RunDtrain("train --solver=" + solver + " --threads=1 --engine=reference");
   ASSERT_EQ(fast.exit_code, 0) << fast.output;

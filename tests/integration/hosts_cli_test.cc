@@ -33,8 +33,8 @@ TEST(HostsCli, ListPrintsAHostfile) {
 }
 
 TEST(HostsCli, SlurmExpandsTheNodeListWithTasksPerNode) {
-  auto r = HostsWithEnv("SLURM_JOB_NODELIST='node[01-02],gpu-[001-002]' SLURM_TASKS_PER_NODE='2(x3),1'",
-                        "--slurm");
+  auto r = HostsWithEnv(
+      "SLURM_JOB_NODELIST='node[01-02],gpu-[001-002]' SLURM_TASKS_PER_NODE='2(x3),1'", "--slurm");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "node01 slots=2\nnode02 slots=2\ngpu-001 slots=2\ngpu-002 slots=1\n");
   r = HostsWithEnv("SLURM_JOB_NODELIST='n[1-2]' SLURM_NTASKS_PER_NODE=3", "--slurm");
@@ -59,7 +59,8 @@ TEST(HostsCli, Ec2JsonWritesTheHostfileAtomically) {
   EXPECT_EQ(r.output, "");
   EXPECT_EQ(ReadFile(dir.Path("hosts")), "10.0.0.7 slots=4\n10.0.0.8 slots=4\n");
   size_t files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir.Path(""))) files += !entry.is_directory();
+  for (const auto& entry : std::filesystem::directory_iterator(dir.Path("")))
+    files += !entry.is_directory();
   EXPECT_EQ(files, 2u);  // no temporary file left
 }
 
@@ -73,8 +74,9 @@ TEST(HostsCli, BadRequestsAreClearErrors) {
   EXPECT_FAILS_WITH(RunDtrain("hosts --list=a --slots=9999999"),
                     "--slots must be in [1, 4096] ranks per host, got 9999999");
   EXPECT_FAILS_WITH(RunDtrain("hosts --list=a --tag=k=v"), "--tag filters EC2 instances");
-  EXPECT_FAILS_WITH(HostsWithEnv("", "--slurm"),
-                    "dtrain hosts: error: not inside a Slurm allocation (SLURM_JOB_NODELIST is not set)");
+  EXPECT_FAILS_WITH(
+      HostsWithEnv("", "--slurm"),
+      "dtrain hosts: error: not inside a Slurm allocation (SLURM_JOB_NODELIST is not set)");
   EXPECT_FAILS_WITH(HostsWithEnv("SLURM_JOB_NODELIST='n[1-3'", "--slurm"),
                     "SLURM_JOB_NODELIST: bad Slurm node list item 'n[1-3': '[' without ']'");
   EXPECT_FAILS_WITH(RunDtrain("hosts --ec2-json=/nonexistent/i.json"),
@@ -83,7 +85,8 @@ TEST(HostsCli, BadRequestsAreClearErrors) {
   testing::WriteTextFile(dir.Path("bad.json"), "{\"Reservations\": [}");
   EXPECT_FAILS_WITH(RunDtrain("hosts --ec2-json=" + dir.Path("bad.json")),
                     dir.Path("bad.json") + ": not valid JSON");
-  EXPECT_FAILS_WITH(RunDtrain("hosts --list=a --output=/nonexistent/dir/hosts"), "/nonexistent/dir/hosts");
+  EXPECT_FAILS_WITH(RunDtrain("hosts --list=a --output=/nonexistent/dir/hosts"),
+                    "/nonexistent/dir/hosts");
 }
 
 }  // namespace

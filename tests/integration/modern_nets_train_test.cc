@@ -46,10 +46,11 @@ std::string Conv(const std::string& name, const std::string& bottom, int outputs
 std::string BatchNormScaleRelu(const std::string& blob) {
   return "layer { name: '" + blob + "_bn' type: 'BatchNorm' bottom: '" + blob + "' top: '" + blob +
          "' }\n"
-         "layer { name: '" + blob + "_scale' type: 'Scale' bottom: '" + blob + "' top: '" + blob +
+         "layer { name: '" +
+         blob + "_scale' type: 'Scale' bottom: '" + blob + "' top: '" + blob +
          "' scale_param { bias_term: true } }\n"
-         "layer { name: '" + blob + "_relu' type: 'ReLU' bottom: '" + blob + "' top: '" + blob +
-         "' }\n";
+         "layer { name: '" +
+         blob + "_relu' type: 'ReLU' bottom: '" + blob + "' top: '" + blob + "' }\n";
 }
 
 // The `, loss = X` of each displayed iteration.
@@ -67,11 +68,11 @@ std::vector<double> Losses(const std::string& log) {
 void ExpectTrains(const std::string& net, int iterations, double factor, double lr = 0.05) {
   TempDir dir;
   WriteTextFile(dir.Path("net.prototxt"), net);
-  WriteTextFile(dir.Path("solver.prototxt"),
-                "net: '" + dir.Path("net.prototxt") + "' base_lr: " + std::to_string(lr) +
-                    " momentum: 0.9 lr_policy: 'fixed' display: 5 max_iter: " +
-                    std::to_string(iterations) + " snapshot_prefix: '" + dir.Path("snap") +
-                    "' random_seed: 3\n");
+  WriteTextFile(
+      dir.Path("solver.prototxt"),
+      "net: '" + dir.Path("net.prototxt") + "' base_lr: " + std::to_string(lr) +
+          " momentum: 0.9 lr_policy: 'fixed' display: 5 max_iter: " + std::to_string(iterations) +
+          " snapshot_prefix: '" + dir.Path("snap") + "' random_seed: 3\n");
   auto r = RunDtrain("train --solver=" + dir.Path("solver.prototxt"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::vector<double> losses = Losses(r.output);
@@ -95,8 +96,8 @@ TEST(ModernNets, ResidualBlockWithBatchNormAndScaleTrains) {
 
 TEST(ModernNets, DepthwiseSeparableBlockWithChannelShuffleTrains) {
   ExpectTrains(std::string("name: 'mobile'\n") + kImages + Conv("stem", "data", 8, 3) +
-                   BatchNormScaleRelu("stem") +
-                   Conv("dw", "stem", 8, 3, "ConvolutionDepthwise") + BatchNormScaleRelu("dw") +
+                   BatchNormScaleRelu("stem") + Conv("dw", "stem", 8, 3, "ConvolutionDepthwise") +
+                   BatchNormScaleRelu("dw") +
                    "layer { name: 'shuffle' type: 'ShuffleChannel' bottom: 'dw' top: 'shuffled'\n"
                    "  shuffle_channel_param { group: 2 } }\n" +
                    Conv("pw", "shuffled", 16, 1, "Convolution", "group: 2") +
@@ -134,27 +135,31 @@ TEST(ModernNets, LstmCaptionerOnHdf5DataTrains) {
                 "  words = rng.randint(0, 6, size=(12, 4)).astype(np.float32)\n"
                 "  cont = np.ones((12, 4), np.float32)\n"
                 "  cont[0::6, :] = 0\n"
-                "  with h5py.File('" + dir.Path("part") + "%d.h5' % part, 'w') as f:\n"
-                "    f['words'] = words\n"
-                "    f['cont'] = cont\n"
-                "    f['target'] = words\n");
+                "  with h5py.File('" +
+                    dir.Path("part") +
+                    "%d.h5' % part, 'w') as f:\n"
+                    "    f['words'] = words\n"
+                    "    f['cont'] = cont\n"
+                    "    f['target'] = words\n");
   auto made = testing::RunShell("/usr/bin/python3 " + script + " 2>&1");
   ASSERT_EQ(made.exit_code, 0) << made.output;
   WriteTextFile(dir.Path("list.txt"), dir.Path("part0.h5") + "\n" + dir.Path("part1.h5") + "\n");
   ExpectTrains(
       "name: 'captioner'\n"
       "layer { name: 'data' type: 'HDF5Data' top: 'words' top: 'cont' top: 'target'\n"
-      "  hdf5_data_param { source: '" + dir.Path("list.txt") + "' batch_size: 6 } }\n"
-      "layer { name: 'embed' type: 'Embed' bottom: 'words' top: 'embedded'\n"
-      "  embed_param { num_output: 8 input_dim: 6 weight_filler { type: 'uniform' min: -0.5 "
-      "max: 0.5 } } }\n"
-      "layer { name: 'lstm' type: 'LSTM' bottom: 'embedded' bottom: 'cont' top: 'hidden'\n"
-      "  recurrent_param { num_output: 16 weight_filler { type: 'uniform' min: -0.2 max: 0.2 } "
-      "bias_filler { type: 'constant' } } }\n"
-      "layer { name: 'predict' type: 'InnerProduct' bottom: 'hidden' top: 'predict'\n"
-      "  inner_product_param { num_output: 6 axis: 2 weight_filler { type: 'xavier' } } }\n"
-      "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'predict' bottom: 'target' top: "
-      "'loss' softmax_param { axis: 2 } }\n",
+      "  hdf5_data_param { source: '" +
+          dir.Path("list.txt") +
+          "' batch_size: 6 } }\n"
+          "layer { name: 'embed' type: 'Embed' bottom: 'words' top: 'embedded'\n"
+          "  embed_param { num_output: 8 input_dim: 6 weight_filler { type: 'uniform' min: -0.5 "
+          "max: 0.5 } } }\n"
+          "layer { name: 'lstm' type: 'LSTM' bottom: 'embedded' bottom: 'cont' top: 'hidden'\n"
+          "  recurrent_param { num_output: 16 weight_filler { type: 'uniform' min: -0.2 max: 0.2 } "
+          "bias_filler { type: 'constant' } } }\n"
+          "layer { name: 'predict' type: 'InnerProduct' bottom: 'hidden' top: 'predict'\n"
+          "  inner_product_param { num_output: 6 axis: 2 weight_filler { type: 'xavier' } } }\n"
+          "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'predict' bottom: 'target' top: "
+          "'loss' softmax_param { axis: 2 } }\n",
       80, 0.5, 0.1);
 }
 
@@ -175,9 +180,10 @@ TEST(ModernNets, WindowClassifierOnWindowDataTrains) {
   ExpectTrains(
       "name: 'rcnn'\n"
       "layer { name: 'data' type: 'WindowData' top: 'data' top: 'label'\n"
-      "  window_data_param { source: '" + dir.Path("windows.txt") + "' root_folder: '" +
-          dir.Path("") + "/' batch_size: 8 fg_fraction: 0.75 context_pad: 1 }\n"
-      "  transform_param { crop_size: 8 mirror: true scale: 0.00390625 mean_value: 128 } }\n" +
+      "  window_data_param { source: '" +
+          dir.Path("windows.txt") + "' root_folder: '" + dir.Path("") +
+          "/' batch_size: 8 fg_fraction: 0.75 context_pad: 1 }\n"
+          "  transform_param { crop_size: 8 mirror: true scale: 0.00390625 mean_value: 128 } }\n" +
           Conv("features", "data", 8, 3) + kHead,
       40, 0.5, 0.1);
 }

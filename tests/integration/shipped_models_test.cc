@@ -73,13 +73,16 @@ TEST(ShippedModels, Cifar10QuickAndFullConvertCheckTimeAndTrain) {
                             "models/cifar10_full/cifar10_full_train_test.prototxt"}) {
     r = RunDtrain(std::string("time --model=") + model + " --iterations=1", work);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(conv1\s+forward: +[0-9.]+ ms)"))) << r.output;
+    EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(conv1\s+forward: +[0-9.]+ ms)")))
+        << r.output;
     EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(conv1\s+backward: +[0-9.]+ ms)")));
     EXPECT_NE(r.output.find("images/s"), std::string::npos);
   }
 
-  r = RunDtrain("train --solver=models/cifar10_quick/cifar10_quick_solver.prototxt "
-                "--iterations=30 --metrics=metrics.jsonl", work);
+  r = RunDtrain(
+      "train --solver=models/cifar10_quick/cifar10_quick_solver.prototxt "
+      "--iterations=30 --metrics=metrics.jsonl",
+      work);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::exists(dir.Path("data/cifar10/cifar10_quick_iter_30.caffemodel")));
   EXPECT_TRUE(fs::exists(dir.Path("data/cifar10/cifar10_quick_iter_30.solverstate")));
@@ -89,8 +92,10 @@ TEST(ShippedModels, Cifar10QuickAndFullConvertCheckTimeAndTrain) {
   EXPECT_NE(first.find("\"event\":\"test\""), std::string::npos) << first;
 
   // The trained weights score through `dtrain test`.
-  r = RunDtrain("test --model=models/cifar10_quick/cifar10_quick_train_test.prototxt "
-                "--weights=data/cifar10/cifar10_quick_iter_30.caffemodel --iterations=2", work);
+  r = RunDtrain(
+      "test --model=models/cifar10_quick/cifar10_quick_train_test.prototxt "
+      "--weights=data/cifar10/cifar10_quick_iter_30.caffemodel --iterations=2",
+      work);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\] accuracy = [0-9.]+)"))) << r.output;
 }
@@ -110,16 +115,19 @@ TEST(ShippedModels, CaffesOwnLenetFilesTrainUnchanged) {
     fs::copy_file(caffe + "/" + f, dir.Path(std::string("examples/mnist/") + f));
   }
   auto r = RunDtrain("convert mnist " + kFashion + "/train-images-idx3-ubyte.gz " + kFashion +
-                     "/train-labels-idx1-ubyte.gz examples/mnist/mnist_train_lmdb", work);
+                         "/train-labels-idx1-ubyte.gz examples/mnist/mnist_train_lmdb",
+                     work);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   r = RunDtrain("convert mnist " + kFashion + "/t10k-images-idx3-ubyte.gz " + kFashion +
-                "/t10k-labels-idx1-ubyte.gz examples/mnist/mnist_test_lmdb", work);
+                    "/t10k-labels-idx1-ubyte.gz examples/mnist/mnist_test_lmdb",
+                work);
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
   // Caffe's schedule, cut to 1000 iterations (the full 10000 are in the closing notes).
   r = RunDtrain("train -solver examples/mnist/lenet_solver.prototxt -iterations 1000", work);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("solver_mode: GPU requested; dtrain trains on the CPU."), std::string::npos);
+  EXPECT_NE(r.output.find("solver_mode: GPU requested; dtrain trains on the CPU."),
+            std::string::npos);
   EXPECT_TRUE(fs::exists(dir.Path("examples/mnist/lenet_iter_1000.caffemodel")));
   EXPECT_GE(LastAccuracy(r.output), 0.80) << r.output.substr(r.output.size() - 2000);
 }

@@ -24,7 +24,8 @@ TEST(Signals, HupSnapshotsAndIntSnapshotsAndStops) {
                          "net: 'net.prototxt' base_lr: 0.01 lr_policy: 'fixed' display: 1000 "
                          "max_iter: 100000000");
   const std::string script =
-      std::string("'") + DTRAIN_BINARY + "' train --solver=solver.prototxt > log 2>&1 & pid=$!; "
+      std::string("'") + DTRAIN_BINARY +
+      "' train --solver=solver.prototxt > log 2>&1 & pid=$!; "
       "until grep -q 'Iteration 0' log 2>/dev/null; do sleep 0.1; done; "
       "kill -HUP $pid; sleep 1; kill -INT $pid; wait $pid; echo exit=$?; cat log";
   auto r = testing::RunShell(script, dir.Path(""));
@@ -34,7 +35,8 @@ TEST(Signals, HupSnapshotsAndIntSnapshotsAndStops) {
   // Two snapshots: one for SIGHUP, one when stopping.
   int models = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir.Path(""))) {
-    if (std::regex_match(e.path().filename().string(), std::regex(R"(solver_iter_\d+\.caffemodel)"))) {
+    if (std::regex_match(e.path().filename().string(),
+                         std::regex(R"(solver_iter_\d+\.caffemodel)"))) {
       ++models;
     }
   }

@@ -1,8 +1,7 @@
 // dtrain upgrade net | solver through the real command line, upgrade-on-load in `dtrain check`,
 // and every BVLC Caffe net and solver (../shared/data/caffe, V1 ones included) checking clean.
-#include <gtest/gtest.h>
-
 #include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
@@ -51,14 +50,17 @@ void ExpectFileIs(const std::string& path, const std::string& expected_text) {
 TEST(UpgradeCli, NetTextInTextOut) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("old.prototxt"), kV1Net);
-  const auto r = RunDtrain("upgrade net " + dir.Path("old.prototxt") + " " + dir.Path("new.prototxt"));
+  const auto r =
+      RunDtrain("upgrade net " + dir.Path("old.prototxt") + " " + dir.Path("new.prototxt"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find(dir.Path("old.prototxt") +
                           ": upgraded from V1 layer syntax, legacy input fields"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   ExpectFileIs<NetParameter>(dir.Path("new.prototxt"), kCurrentNet);
   // The result needs nothing more, and `check` loads the old file as it is.
-  const auto again = RunDtrain("upgrade net " + dir.Path("new.prototxt") + " " + dir.Path("same.prototxt"));
+  const auto again =
+      RunDtrain("upgrade net " + dir.Path("new.prototxt") + " " + dir.Path("same.prototxt"));
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_EQ(again.output.find("upgraded from"), std::string::npos) << again.output;
   const auto check = RunDtrain("check --model=" + dir.Path("old.prototxt"));
@@ -71,7 +73,8 @@ TEST(UpgradeCli, BinaryCaffemodelKeepsItsWeights) {
   NetParameter v1;
   ASSERT_TRUE(ParseTextProto(R"(layers { name: "fc" type: INNER_PRODUCT
                                          blobs { shape { dim: 2 } data: 0.5 data: -1 } })",
-                             "v1", &v1).ok());
+                             "v1", &v1)
+                  .ok());
   ASSERT_TRUE(WriteBinaryProtoAtomically(dir.Path("v1.caffemodel"), v1).ok());
   const auto r = RunDtrain("upgrade net --binary " + dir.Path("v1.caffemodel") + " " +
                            dir.Path("new.caffemodel"));
@@ -80,42 +83,54 @@ TEST(UpgradeCli, BinaryCaffemodelKeepsItsWeights) {
   ASSERT_TRUE(ReadBinaryProto(dir.Path("new.caffemodel"), &out).ok());
   ASSERT_TRUE(ParseTextProto(R"(layer { name: "fc" type: "InnerProduct"
                                         blobs { shape { dim: 2 } data: 0.5 data: -1 } })",
-                             "expected", &expected).ok());
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(expected, out)) << out.DebugString();
+                             "expected", &expected)
+                  .ok());
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(expected, out))
+      << out.DebugString();
 }
 
 TEST(UpgradeCli, SolverWithLegacyTypeAndInlineV1Net) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("s.prototxt"), std::string("base_lr: 0.1 solver_type: ADAGRAD\n"
-                                                    "net_param {") + kV1Net + "}\n");
-  const auto r = RunDtrain("upgrade solver " + dir.Path("s.prototxt") + " " + dir.Path("s.prototxt"));
+                                                    "net_param {") +
+                                            kV1Net + "}\n");
+  const auto r =
+      RunDtrain("upgrade solver " + dir.Path("s.prototxt") + " " + dir.Path("s.prototxt"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("upgraded the deprecated solver_type enum to type: \"AdaGrad\""),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find(dir.Path("s.prototxt") + " (net_param): upgraded from V1 layer syntax"),
-            std::string::npos) << r.output;
-  ExpectFileIs<SolverParameter>(dir.Path("s.prototxt"), std::string("base_lr: 0.1 type: \"AdaGrad\"\n"
-                                                                    "net_param {") + kCurrentNet + "}\n");
+            std::string::npos)
+      << r.output;
+  ExpectFileIs<SolverParameter>(dir.Path("s.prototxt"),
+                                std::string("base_lr: 0.1 type: \"AdaGrad\"\n"
+                                            "net_param {") +
+                                    kCurrentNet + "}\n");
 }
 
 TEST(UpgradeCli, BadInvocationsAndFiles) {
   testing::TempDir dir;
-  EXPECT_FAILS_WITH(RunDtrain("upgrade net " + dir.Path("a")), "expected IN and OUT, got 1 argument(s)");
+  EXPECT_FAILS_WITH(RunDtrain("upgrade net " + dir.Path("a")),
+                    "expected IN and OUT, got 1 argument(s)");
   EXPECT_FAILS_WITH(RunDtrain("upgrade"), "dtrain upgrade: needs a subcommand");
   EXPECT_FAILS_WITH(RunDtrain("upgrade model a b"), "dtrain upgrade: unknown subcommand 'model'");
   WriteTextFile(dir.Path("mixed.prototxt"),
                 "name: 'm' layer { name: 'a' type: 'ReLU' } layers { name: 'b' type: RELU }");
   EXPECT_FAILS_WITH(RunDtrain("upgrade net " + dir.Path("mixed.prototxt") + " " + dir.Path("o")),
-                    dir.Path("mixed.prototxt") + ": net 'm' mixes current 'layer' entries (first: "
-                    "'a') with V1 'layers' entries (first: 'b'); use one syntax");
+                    dir.Path("mixed.prototxt") +
+                        ": net 'm' mixes current 'layer' entries (first: "
+                        "'a') with V1 'layers' entries (first: 'b'); use one syntax");
   EXPECT_FALSE(fs::exists(dir.Path("o")));
   WriteTextFile(dir.Path("v0.prototxt"), "layers { layer { name: 'x' type: 'warp' } }");
-  EXPECT_FAILS_WITH(RunDtrain("check --model=" + dir.Path("v0.prototxt")),
-                    dir.Path("v0.prototxt") + ": layer 'x' (V0 type \"warp\"): unknown V0 layer type");
+  EXPECT_FAILS_WITH(
+      RunDtrain("check --model=" + dir.Path("v0.prototxt")),
+      dir.Path("v0.prototxt") + ": layer 'x' (V0 type \"warp\"): unknown V0 layer type");
   WriteTextFile(dir.Path("s.prototxt"), "solver_type: ADAM type: 'SGD' net: 'n.prototxt'");
   EXPECT_FAILS_WITH(RunDtrain("check --solver=" + dir.Path("s.prototxt")),
-                    dir.Path("s.prototxt") + ": solver_type: ADAM (deprecated) and type: \"SGD\" "
-                    "name different solvers; keep only type");
+                    dir.Path("s.prototxt") +
+                        ": solver_type: ADAM (deprecated) and type: \"SGD\" "
+                        "name different solvers; keep only type");
 }
 
 // Caffe's solvers name their nets relative to Caffe's root, so every check runs from there. A
@@ -138,7 +153,8 @@ TEST(UpgradeCli, EveryBvlcCaffeFileChecks) {
     if (entry.path().extension() != ".prototxt") continue;
     const bool solver = entry.path().filename().string().find("solver") != std::string::npos;
     const std::string rel = path.substr(root.size() + 1);
-    const auto r = RunDtrain(std::string("check ") + (solver ? "--solver=" : "--model=") + rel, root);
+    const auto r =
+        RunDtrain(std::string("check ") + (solver ? "--solver=" : "--model=") + rel, root);
     ++(solver ? solvers : nets);
     if (r.exit_code == 0) {
       ++passed;
@@ -163,7 +179,9 @@ TEST(UpgradeCli, ConsolidatedV1LenetSolverChecks) {
                            testing::CaffeModelsDir());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("lenet_consolidated_solver.prototxt (net_param): upgraded from "
-                          "V1 layer syntax"), std::string::npos) << r.output;
+                          "V1 layer syntax"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace

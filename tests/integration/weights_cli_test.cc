@@ -23,9 +23,13 @@ const char kInput[] = "input: 'data' input_shape { dim: 2 dim: 3 }\n";
 std::string TwoLayerNet(const std::string& second, int ip1_outputs = 4) {
   return std::string(kInput) +
          "layer { name: 'ip1' type: 'InnerProduct' bottom: 'data' top: 'ip1' "
-         "inner_product_param { num_output: " + std::to_string(ip1_outputs) + " } }\n"
+         "inner_product_param { num_output: " +
+         std::to_string(ip1_outputs) +
+         " } }\n"
          "layer { name: 'relu' type: 'ReLU' bottom: 'ip1' top: 'ip1' }\n"
-         "layer { name: '" + second + "' type: 'InnerProduct' bottom: 'ip1' top: 'out' "
+         "layer { name: '" +
+         second +
+         "' type: 'InnerProduct' bottom: 'ip1' top: 'out' "
          "inner_product_param { num_output: 2 } }\n";
 }
 
@@ -63,9 +67,10 @@ TEST(WeightsCli, RenamedLayerIsReportedOnBothSides) {
   }
   auto r = RunDtrain("test --iterations=1 --model=renamed.prototxt --weights-strict --weights=" + w,
                      dir.Path(""));
-  EXPECT_FAILS_WITH(r, "--weights-strict: the weights do not match the net by layer name: source "
-                       "layer(s) with parameters the net has no layer for: 'ip2' (in " + w +
-                       "); layer(s) with parameters no weights file initialises: 'ip2_new'");
+  EXPECT_FAILS_WITH(r,
+                    "--weights-strict: the weights do not match the net by layer name: source "
+                    "layer(s) with parameters the net has no layer for: 'ip2' (in " +
+                        w + "); layer(s) with parameters no weights file initialises: 'ip2_new'");
 }
 
 TEST(WeightsCli, MatchingWeightsSayNothingAndPassStrict) {
@@ -85,12 +90,14 @@ TEST(WeightsCli, ShapeMismatchNamesBothShapes) {
   testing::TempDir dir;
   WriteWeights(dir);
   WriteTextFile(dir.Path("wider.prototxt"), TwoLayerNet("ip2", 5));
-  auto r = RunDtrain("test --iterations=1 --model=wider.prototxt --weights=" +
-                         dir.Path("w.caffemodel"),
-                     dir.Path(""));
-  EXPECT_FAILS_WITH(r, dir.Path("w.caffemodel") + ": layer 'ip1' parameter 0: shape mismatch: "
-                       "expected 5 3 (15), file has 4 3 (12) (rename the layer to learn it from "
-                       "scratch)");
+  auto r =
+      RunDtrain("test --iterations=1 --model=wider.prototxt --weights=" + dir.Path("w.caffemodel"),
+                dir.Path(""));
+  EXPECT_FAILS_WITH(r,
+                    dir.Path("w.caffemodel") +
+                        ": layer 'ip1' parameter 0: shape mismatch: "
+                        "expected 5 3 (15), file has 4 3 (12) (rename the layer to learn it from "
+                        "scratch)");
 }
 
 // Fine-tuning: train --weights reports the same, and without --weights the solver's own
@@ -119,7 +126,8 @@ TEST(WeightsCli, TrainReportsMismatchesAndReadsTheSolversWeights) {
             std::string::npos)
       << r.output;
   for (const char* layer : {"'pad'", "'ip2_new'"}) {
-    EXPECT_NE(r.output.find(std::string("layer ") + layer + " (InnerProduct) keeps its "
+    EXPECT_NE(r.output.find(std::string("layer ") + layer +
+                            " (InnerProduct) keeps its "
                             "initialisation"),
               std::string::npos)
         << r.output;

@@ -2,6 +2,7 @@
 // shipped models and BVLC Caffe's model files use (batch 2), computes the same forward outputs,
 // input gradients and (accumulated) parameter gradients as the reference kernels, on random
 // inputs, within a relative error of 1e-4 (max |fast - reference| / max |reference|).
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,8 +11,6 @@
 #include <map>
 #include <random>
 #include <set>
-
-#include <google/protobuf/text_format.h>
 
 #include "core/proto_io.h"
 #include "layers/registry.h"
@@ -26,9 +25,8 @@ constexpr float kTolerance = 1e-4f;
 bool ParseTextProto(const std::string& text, LayerParameter* param) {
   return google::protobuf::TextFormat::ParseFromString(text, param);
 }
-const std::set<std::string> kFastTypes = {"Convolution", "InnerProduct", "Pooling",
-                                          "LRN",         "ReLU",         "Softmax",
-                                          "BatchNorm",   "Eltwise",      "Concat"};
+const std::set<std::string> kFastTypes = {"Convolution", "InnerProduct", "Pooling", "LRN",   "ReLU",
+                                          "Softmax",     "BatchNorm",    "Eltwise", "Concat"};
 
 // One layer configuration to compare: its parameters and bottom shapes, and where it was seen.
 struct Case {

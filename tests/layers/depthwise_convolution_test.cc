@@ -15,8 +15,9 @@ namespace {
 using testing::MakeLayer;
 
 std::string Depthwise(const std::string& type, const std::string& extra = "") {
-  return "name: 'dw' type: '" + type + "' convolution_param { num_output: 4 kernel_size: 3 pad: 1 " +
-         extra + " weight_filler { type: 'gaussian' std: 1 } bias_filler { type: 'gaussian' } }";
+  return "name: 'dw' type: '" + type +
+         "' convolution_param { num_output: 4 kernel_size: 3 pad: 1 " + extra +
+         " weight_filler { type: 'gaussian' std: 1 } bias_filler { type: 'gaussian' } }";
 }
 
 TEST(ConvolutionLayerTest, DepthwiseTypesAreOneGroupPerChannel) {

@@ -33,7 +33,7 @@ TEST(ELULayerTest, ForwardAndBackwardByHand) {
   EXPECT_FLOAT_EQ(y[1], 0.f);
   EXPECT_FLOAT_EQ(y[2], 2.f);
   EXPECT_NEAR(dx[0], 0.5f * std::exp(-1.f), 1e-6);  // y + alpha
-  EXPECT_FLOAT_EQ(dx[1], 0.5f);                      // x = 0 takes the x <= 0 branch, as in Caffe
+  EXPECT_FLOAT_EQ(dx[1], 0.5f);                     // x = 0 takes the x <= 0 branch, as in Caffe
   EXPECT_FLOAT_EQ(dx[2], 1.f);
 }
 

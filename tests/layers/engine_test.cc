@@ -29,8 +29,8 @@ TEST(EngineTest, ParsesNamesAndAliasesCaseInsensitively) {
 }
 
 TEST(EngineTest, FlagBeatsLayerBeatsCaffeEnumBeatsNetDefault) {
-  LayerParameter conv = ParseLayerParameter(
-      R"(name: "c" type: "Convolution" convolution_param { engine: CAFFE })");
+  LayerParameter conv =
+      ParseLayerParameter(R"(name: "c" type: "Convolution" convolution_param { engine: CAFFE })");
   EXPECT_EQ(ResolveEngineName(conv, "ONEDNN", ""), "CAFFE");
   EXPECT_EQ(ResolveEngineName(conv, "ONEDNN", "ONEDNN"), "ONEDNN");
   conv.set_engine("MKLDNN");
@@ -40,8 +40,8 @@ TEST(EngineTest, FlagBeatsLayerBeatsCaffeEnumBeatsNetDefault) {
   EXPECT_EQ(ResolveEngineName(relu, "", ""), "");
 }
 
-std::unique_ptr<Layer> Build(const std::string& prototxt, const std::string& engine,
-                             Tensor* bottom, Tensor* top, Status* status) {
+std::unique_ptr<Layer> Build(const std::string& prototxt, const std::string& engine, Tensor* bottom,
+                             Tensor* top, Status* status) {
   LayerContext context;
   context.engine = engine;
   auto layer = CreateLayer(ParseLayerParameter(prototxt), context);
@@ -76,8 +76,8 @@ const char kOverhangingAvePool[] =
 TEST(EngineTest, DeclinedConfigurationFallsBackToReferenceWithTheReason) {
   Tensor x({1, 2, 6, 6}), y;
   Status status;
-  auto layer = Build(R"(name: "r" type: "ReLU" relu_param { negative_slope: -0.5 })", "", &x,
-                     &y, &status);
+  auto layer =
+      Build(R"(name: "r" type: "ReLU" relu_param { negative_slope: -0.5 })", "", &x, &y, &status);
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(layer->engine_report(),
             "reference (onednn declined: negative_slope < 0: oneDNN's backward from dst needs a "
@@ -115,8 +115,9 @@ TEST(EngineTest, UnknownEngineIsAnErrorNamingTheLayer) {
   Tensor x({2, 3}), y;
   Status status;
   Build(R"(name: "r" type: "ReLU")", "GPU", &x, &y, &status);
-  EXPECT_EQ(status.message(), "layer 'r' (ReLU): unknown engine 'GPU' (expected ONEDNN, MKLDNN, "
-                              "REFERENCE, CAFFE or ANY)");
+  EXPECT_EQ(status.message(),
+            "layer 'r' (ReLU): unknown engine 'GPU' (expected ONEDNN, MKLDNN, "
+            "REFERENCE, CAFFE or ANY)");
 }
 
 TEST(EngineTest, NetDefaultAppliesToLayersWithoutTheirOwnAndTheFlagToAll) {

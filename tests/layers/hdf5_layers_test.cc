@@ -32,10 +32,13 @@ void Python(const std::string& code) {
 // a.h5: data rows [0 1] [2 3] [4 5] (float64), label 0 1 2 (int32); b.h5: data [6 7] [8 9],
 // label 3 4. Returns the list file naming both.
 std::string WriteTwoFiles(const TempDir& dir) {
-  Python("with h5py.File('" + dir.Path("a.h5") + "', 'w') as f:\n"
+  Python("with h5py.File('" + dir.Path("a.h5") +
+         "', 'w') as f:\n"
          "  f['data'] = np.arange(6, dtype=np.float64).reshape(3, 2)\n"
          "  f['label'] = np.arange(3, dtype=np.int32)\n"
-         "with h5py.File('" + dir.Path("b.h5") + "', 'w') as f:\n"
+         "with h5py.File('" +
+         dir.Path("b.h5") +
+         "', 'w') as f:\n"
          "  f['data'] = np.arange(6, 10, dtype=np.float32).reshape(2, 2)\n"
          "  f['label'] = np.arange(3, 5, dtype=np.int32)\n");
   testing::WriteTextFile(dir.Path("list.txt"), dir.Path("a.h5") + "\n" + dir.Path("b.h5") + "\n");
@@ -43,8 +46,8 @@ std::string WriteTwoFiles(const TempDir& dir) {
 }
 
 std::string DataLayer(const std::string& list, int batch, const std::string& extra = "") {
-  return "name: 'h5' type: 'HDF5Data' top: 'data' top: 'label' hdf5_data_param { source: '" +
-         list + "' batch_size: " + std::to_string(batch) + " " + extra + " }";
+  return "name: 'h5' type: 'HDF5Data' top: 'data' top: 'label' hdf5_data_param { source: '" + list +
+         "' batch_size: " + std::to_string(batch) + " " + extra + " }";
 }
 
 // The labels of `batches` forwards.
@@ -90,8 +93,8 @@ TEST(HDF5DataLayerTest, ShuffleVisitsEveryRowOncePerPassAndFollowsTheSeed) {
   }
   EXPECT_EQ(passes[0], passes[1]);  // same seed, same order
   EXPECT_NE(passes[0], passes[2]);
-  EXPECT_NE(passes[0], (std::vector<float>{0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3,
-                                           4}));
+  EXPECT_NE(passes[0],
+            (std::vector<float>{0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4}));
 }
 
 TEST(HDF5DataLayerTest, ShardsInterleaveToTheSingleReadersBatches) {
@@ -151,11 +154,12 @@ TEST(HDF5DataLayerTest, BadSourcesNameTheFileAndDataset) {
             prefix + "the HDF5 file list '" + dir.Path("empty.txt") + "' names no file");
   EXPECT_EQ(SetupError(DataLayer(list, 0)), prefix + "hdf5_data_param.batch_size must be positive");
   EXPECT_EQ(SetupError("name: 'h5' type: 'HDF5Data' top: 'data' top: 'label' "
-                       "transform_param { scale: 2 } hdf5_data_param { source: '" + list +
-                       "' batch_size: 2 }"),
+                       "transform_param { scale: 2 } hdf5_data_param { source: '" +
+                       list + "' batch_size: 2 }"),
             prefix + "HDF5Data does not transform data; remove transform_param");
   EXPECT_EQ(SetupError("name: 'h5' type: 'HDF5Data' top: 'data' top: 'boxes' "
-                       "hdf5_data_param { source: '" + list + "' batch_size: 2 }"),
+                       "hdf5_data_param { source: '" +
+                       list + "' batch_size: 2 }"),
             prefix + dir.Path("a.h5") + ": no dataset 'boxes'");
   testing::WriteTextFile(dir.Path("missing.txt"), dir.Path("missing.h5"));
   EXPECT_EQ(SetupError(DataLayer(dir.Path("missing.txt"), 2)),
@@ -164,24 +168,31 @@ TEST(HDF5DataLayerTest, BadSourcesNameTheFileAndDataset) {
   testing::WriteTextFile(dir.Path("text.txt"), dir.Path("text.h5"));
   EXPECT_EQ(SetupError(DataLayer(dir.Path("text.txt"), 2)),
             prefix + dir.Path("text.h5") + ": cannot open as an HDF5 file");
-  Python("with h5py.File('" + dir.Path("s.h5") + "', 'w') as f:\n"
+  Python("with h5py.File('" + dir.Path("s.h5") +
+         "', 'w') as f:\n"
          "  f['data'] = np.array([b'ab', b'cd'])\n"
          "  f['label'] = np.arange(2)\n");
   testing::WriteTextFile(dir.Path("s.txt"), dir.Path("s.h5"));
   EXPECT_EQ(SetupError(DataLayer(dir.Path("s.txt"), 2)),
-            prefix + dir.Path("s.h5") + ": dataset 'data': holds neither integers nor "
-                                        "floating-point values");
+            prefix + dir.Path("s.h5") +
+                ": dataset 'data': holds neither integers nor "
+                "floating-point values");
 }
 
 TEST(HDF5DataLayerTest, FilesThatDisagreeAreErrorsAtTheBatchThatReachesThem) {
   TempDir dir;
-  Python("with h5py.File('" + dir.Path("a.h5") + "', 'w') as f:\n"
+  Python("with h5py.File('" + dir.Path("a.h5") +
+         "', 'w') as f:\n"
          "  f['data'] = np.zeros((2, 3))\n"
          "  f['label'] = np.zeros(2)\n"
-         "with h5py.File('" + dir.Path("b.h5") + "', 'w') as f:\n"
+         "with h5py.File('" +
+         dir.Path("b.h5") +
+         "', 'w') as f:\n"
          "  f['data'] = np.zeros((2, 4))\n"
          "  f['label'] = np.zeros(2)\n"
-         "with h5py.File('" + dir.Path("c.h5") + "', 'w') as f:\n"
+         "with h5py.File('" +
+         dir.Path("c.h5") +
+         "', 'w') as f:\n"
          "  f['data'] = np.zeros((2, 3))\n"
          "  f['label'] = np.zeros(3)\n");
   testing::WriteTextFile(dir.Path("ab.txt"), dir.Path("a.h5") + " " + dir.Path("b.h5"));
@@ -200,18 +211,21 @@ TEST(HDF5DataLayerTest, FilesThatDisagreeAreErrorsAtTheBatchThatReachesThem) {
 TEST(HDF5OutputLayerTest, AppendsEveryBatchReadableByH5py) {
   TempDir dir;
   const std::string file = dir.Path("out.h5");
-  auto layer = MakeLayer("name: 'out' type: 'HDF5Output' bottom: 'data' bottom: 'label' "
-                         "hdf5_output_param { file_name: '" + file + "' }");
+  auto layer = MakeLayer(
+      "name: 'out' type: 'HDF5Output' bottom: 'data' bottom: 'label' "
+      "hdf5_output_param { file_name: '" +
+      file + "' }");
   Tensor data({2, 3}), label({2, 1});
   ASSERT_TRUE(layer->Setup({&data, &label}, {}).ok());
   for (int batch = 0; batch < 2; ++batch) {
-    testing::FillValues(&data, {6.f * batch + 0, 6.f * batch + 1, 6.f * batch + 2,
-                                6.f * batch + 3, 6.f * batch + 4, 6.f * batch + 5});
+    testing::FillValues(&data, {6.f * batch + 0, 6.f * batch + 1, 6.f * batch + 2, 6.f * batch + 3,
+                                6.f * batch + 4, 6.f * batch + 5});
     testing::FillValues(&label, {2.f * batch, 2.f * batch + 1});
     ASSERT_TRUE(layer->Forward({&data, &label}, {}, nullptr).ok());
   }
   // Read by another program while the layer is alive: every batch is on disk.
-  Python("with h5py.File('" + file + "', 'r') as f:\n"
+  Python("with h5py.File('" + file +
+         "', 'r') as f:\n"
          "  assert sorted(f.keys()) == ['data', 'label'], list(f.keys())\n"
          "  assert f['data'].dtype == np.float32\n"
          "  assert (f['data'][:] == np.arange(12).reshape(4, 3)).all(), f['data'][:]\n"
@@ -224,9 +238,10 @@ TEST(HDF5OutputLayerTest, AppendsEveryBatchReadableByH5py) {
 
 TEST(HDF5OutputLayerTest, AFileThatCannotBeCreatedIsAnError) {
   TempDir dir;
-  auto layer = MakeLayer("name: 'out' type: 'HDF5Output' bottom: 'data' bottom: 'label' "
-                         "hdf5_output_param { file_name: '" + dir.Path("no/such/dir/out.h5") +
-                         "' }");
+  auto layer = MakeLayer(
+      "name: 'out' type: 'HDF5Output' bottom: 'data' bottom: 'label' "
+      "hdf5_output_param { file_name: '" +
+      dir.Path("no/such/dir/out.h5") + "' }");
   Tensor data({2, 3}), label({2});
   EXPECT_EQ(layer->Setup({&data, &label}, {}).message(),
             "layer 'out' (HDF5Output): " + dir.Path("no/such/dir/out.h5") +

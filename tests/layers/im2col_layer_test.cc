@@ -22,9 +22,9 @@ TEST(Im2colLayerTest, ForwardByHand) {
   ASSERT_TRUE(layer->Forward({&x}, {&y}, nullptr).ok());
   EXPECT_EQ(y.shape(), (std::vector<int>{1, 4, 2, 2}));
   // Row r = tap (kh, kw) of the window; column = window position (oh, ow).
-  EXPECT_EQ(testing::Values(y), (std::vector<float>{1, 2, 4, 5,    // tap (0, 0)
-                                                    2, 3, 5, 6,    // tap (0, 1)
-                                                    4, 5, 7, 8,    // tap (1, 0)
+  EXPECT_EQ(testing::Values(y), (std::vector<float>{1, 2, 4, 5,     // tap (0, 0)
+                                                    2, 3, 5, 6,     // tap (0, 1)
+                                                    4, 5, 7, 8,     // tap (1, 0)
                                                     5, 6, 8, 9}));  // tap (1, 1)
 }
 
@@ -51,7 +51,8 @@ TEST(Im2colLayerTest, Gradient) {
 }
 
 TEST(Im2colLayerTest, GradientDilated) {
-  auto layer = MakeLayer("name: 'i' type: 'Im2col' convolution_param { kernel_size: 2 dilation: 2 }");
+  auto layer =
+      MakeLayer("name: 'i' type: 'Im2col' convolution_param { kernel_size: 2 dilation: 2 }");
   Tensor x({1, 2, 5, 5}), y;
   testing::FillGaussian(&x, 4);
   testing::CheckGradients(*layer, {&x}, {&y});

@@ -1,11 +1,12 @@
 // MemoryData: batches from the arrays given to Reset, in order and around; its errors.
+#include "layers/memory_data_layer.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "core/proto_io.h"
-#include "layers/memory_data_layer.h"
 #include "net/net.h"
 #include "testing/layer_test_util.h"
 
@@ -14,8 +15,9 @@ namespace {
 
 using testing::MakeLayer;
 
-const char kLayer[] = "name: 'mem' type: 'MemoryData' top: 'data' top: 'label' "
-                      "memory_data_param { batch_size: 2 channels: 1 height: 1 width: 2 }";
+const char kLayer[] =
+    "name: 'mem' type: 'MemoryData' top: 'data' top: 'label' "
+    "memory_data_param { batch_size: 2 channels: 1 height: 1 width: 2 }";
 
 TEST(MemoryDataLayerTest, BatchesInOrderThenAround) {
   auto layer = MakeLayer(kLayer);
@@ -52,8 +54,9 @@ TEST(MemoryDataLayerTest, ErrorsNameWhatIsWrong) {
   EXPECT_EQ(memory.Reset({0, 1, 2}, {1, 2}).message(),
             "layer 'mem' (MemoryData): Reset got 3 data values for 2 items of 1 x 1 x 2 "
             "(expected 4)");
-  auto unsized = MakeLayer("name: 'mem' type: 'MemoryData' top: 'data' top: 'label' "
-                           "memory_data_param { batch_size: 2 channels: 1 height: 0 width: 2 }");
+  auto unsized = MakeLayer(
+      "name: 'mem' type: 'MemoryData' top: 'data' top: 'label' "
+      "memory_data_param { batch_size: 2 channels: 1 height: 0 width: 2 }");
   EXPECT_EQ(unsized->Setup({}, {&data, &label}).message(),
             "layer 'mem' (MemoryData): memory_data_param needs positive batch_size, channels, "
             "height and width, got 2, 1, 0, 2");
@@ -63,11 +66,14 @@ TEST(MemoryDataLayerTest, ErrorsNameWhatIsWrong) {
 TEST(MemoryDataLayerTest, FeedsANetThroughTheApi) {
   NetParameter param;
   ASSERT_TRUE(ParseTextProto(
-      std::string("layer { ") + kLayer + " }"
-      "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip' "
-      "  inner_product_param { num_output: 2 weight_filler { type: 'xavier' } } }"
-      "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip' bottom: 'label' top: 'loss' }",
-      "net", &param).ok());
+                  std::string("layer { ") + kLayer +
+                      " }"
+                      "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip' "
+                      "  inner_product_param { num_output: 2 weight_filler { type: 'xavier' } } }"
+                      "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip' bottom: 'label' "
+                      "top: 'loss' }",
+                  "net", &param)
+                  .ok());
   NetState state;
   state.set_phase(TRAIN);
   auto net = Net::Create(param, state, 1701);

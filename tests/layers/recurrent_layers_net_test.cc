@@ -29,7 +29,6 @@ StatusOr<std::unique_ptr<Net>> Build(std::string text, const std::string& type) 
   return Net::Create(Parse(text), state, 1);
 }
 
-
 // T = 4 steps of N = 2 streams: the input words are (3 = start, 0, 1, 2), the targets the next
 // words (0, 1, 2, 1), so step 4 needs the recurrent state (word 2 follows word 1 at step 3, word
 // 1 follows word 2 at step 4: only the history tells). cont = (0, 1, 1, 1): each batch is one

@@ -80,7 +80,8 @@ TEST(ReshapeLayerTest, TwoMinusOnesIsAnError) {
 }
 
 TEST(ReshapeLayerTest, GradientCheck) {
-  auto layer = MakeLayer(R"(name: "r" type: "Reshape" reshape_param { shape { dim: 0 dim: -1 dim: 2 } })");
+  auto layer =
+      MakeLayer(R"(name: "r" type: "Reshape" reshape_param { shape { dim: 0 dim: -1 dim: 2 } })");
   Tensor x({2, 3, 2, 2}), y;
   testing::FillGaussian(&x, 3);
   testing::CheckGradients(*layer, {&x}, {&y});

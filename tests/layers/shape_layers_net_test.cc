@@ -31,7 +31,6 @@ StatusOr<std::unique_ptr<Net>> Build(const std::string& text) {
   return Net::Create(Parse(text), state, 1);
 }
 
-
 // An FCN in miniature: 8 x 8 input, a stride-2 convolution (3 x 3), a stride-2 deconvolution
 // back up (to 10 x 10), cropped at offset 1 to the input's 8 x 8, trained to reproduce the input.
 const char* kFcn = R"(

@@ -83,7 +83,8 @@ TEST(SPPLayerTest, ErrorsNameTheLevel) {
   auto deep = MakeLayer(Spp(3));
   const std::string message = deep->Setup({&x}, {&y}).message();
   EXPECT_EQ(message.rfind("layer 'spp' (SPP): pyramid level 2 (4x4 bins) on bottom 1 1 2 2 (4): "
-                          "layer 'spp/level2' (Pooling): ", 0),
+                          "layer 'spp/level2' (Pooling): ",
+                          0),
             0u)
       << message;
 }

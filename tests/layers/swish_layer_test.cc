@@ -49,9 +49,9 @@ TEST(SwishLayerTest, Beta) {
 }
 
 TEST(SwishLayerTest, Gradient) {
-  for (const char* text : {R"(name: "s" type: "Swish")",
-                           R"(name: "s" type: "Swish" swish_param { beta: 0.5 })",
-                           R"(name: "s" type: "Swish" swish_param { beta: 3 })"}) {
+  for (const char* text :
+       {R"(name: "s" type: "Swish")", R"(name: "s" type: "Swish" swish_param { beta: 0.5 })",
+        R"(name: "s" type: "Swish" swish_param { beta: 3 })"}) {
     SCOPED_TRACE(text);
     auto layer = MakeLayer(text);
     Tensor x({2, 3, 2}), y;

@@ -103,8 +103,10 @@ TEST_F(WindowDataLayerTest, BatchesHoldBackgroundThenForegroundWindows) {
   // One image per window, each of its own colour, so that the colour tells the window drawn.
   // Image 2's window lies between the thresholds and is never drawn.
   std::string windows;
-  const struct { int label; const char* overlap; } rows[] = {
-      {3, "0.9"}, {5, "0.7"}, {1, "0.4"}, {2, "0.1"}, {4, "0.0"}};
+  const struct {
+    int label;
+    const char* overlap;
+  } rows[] = {{3, "0.9"}, {5, "0.7"}, {1, "0.4"}, {2, "0.1"}, {4, "0.0"}};
   for (int i = 0; i < 5; ++i) {
     WriteImage("i" + std::to_string(i) + ".png", Uniform(4, 4, 10 * (i + 1)), 4, 4);
     windows += "# " + std::to_string(i) + "\ni" + std::to_string(i) + ".png\n3 4 4\n1\n" +
@@ -215,9 +217,9 @@ TEST_F(WindowDataLayerTest, TheMeanFileIsReadCentredAroundTheCrop) {
 TEST_F(WindowDataLayerTest, ResumesExactlyFromItsSavedState) {
   std::string windows = "# 0 a.png 3 16 16 6\n";
   for (int i = 0; i < 6; ++i) {
-    windows += std::to_string(i % 2 ? 0 : i + 1) + (i % 2 ? " 0.1 " : " 0.8 ") +
-               std::to_string(i) + " " + std::to_string(i) + " " + std::to_string(8 + i) + " " +
-               std::to_string(9 + i) + "\n";
+    windows += std::to_string(i % 2 ? 0 : i + 1) + (i % 2 ? " 0.1 " : " 0.8 ") + std::to_string(i) +
+               " " + std::to_string(i) + " " + std::to_string(8 + i) + " " + std::to_string(9 + i) +
+               "\n";
   }
   WriteImage("a.png", testing::GradientBgr(16, 16, 2), 16, 16);
   LayerParameter p = Param(windows, 4, 6);
@@ -237,7 +239,8 @@ TEST_F(WindowDataLayerTest, ResumesExactlyFromItsSavedState) {
   Forward(resumed.get());
   EXPECT_EQ(std::vector<float>(data_.data(), data_.data() + data_.count()), second_batch);
   EXPECT_EQ(std::vector<float>(label_.data(), label_.data() + label_.count()), second_labels);
-  EXPECT_EQ(resumed->RestoreState("-3").message(), "corrupt data position '-3' for layer 'windows'");
+  EXPECT_EQ(resumed->RestoreState("-3").message(),
+            "corrupt data position '-3' for layer 'windows'");
 }
 
 TEST_F(WindowDataLayerTest, WhatCaffeWouldCrashOnIsRefusedByName) {
@@ -266,12 +269,14 @@ TEST_F(WindowDataLayerTest, WhatCaffeWouldCrashOnIsRefusedByName) {
             "(WindowData warps every window to crop_size x crop_size), got 0");
   LayerParameter pad = Param("# 0 a.png 3 8 10 1\n1 0.9 2 1 5 4\n", 4, 4);
   pad.mutable_window_data_param()->set_context_pad(2);
-  EXPECT_EQ(setup_error(pad), "layer 'windows' (WindowData): window_data_param.context_pad 2 "
-                              "leaves no room in a crop of 4 (2 * context_pad must be less than "
-                              "crop_size)");
+  EXPECT_EQ(setup_error(pad),
+            "layer 'windows' (WindowData): window_data_param.context_pad 2 "
+            "leaves no room in a crop of 4 (2 * context_pad must be less than "
+            "crop_size)");
   EXPECT_EQ(setup_error(Param("# 1 a.png 3 8 10 0\n", 4, 4)),
-            "layer 'windows' (WindowData): " + f + ":1: image index 1 where 0 was expected "
-            "(images are numbered 0, 1, 2, ... in order)");
+            "layer 'windows' (WindowData): " + f +
+                ":1: image index 1 where 0 was expected "
+                "(images are numbered 0, 1, 2, ... in order)");
   LayerParameter missing = Param("", 4, 4);
   missing.mutable_window_data_param()->set_source(dir_.Path("none.txt"));
   auto layer = MakeLayer(missing, TRAIN, 1);

@@ -28,9 +28,8 @@ TEST(DiffPlanner, UnplannedBlobsKeepTheirOwn) {
 
 TEST(DiffPlanner, OverlappingLifetimesNeverShare) {
   // A long-lived blob (a skip connection) overlaps everything inside its range.
-  std::vector<std::optional<DiffLifetime>> blobs = {
-      DiffLifetime{0, 9, 10}, DiffLifetime{2, 3, 10}, DiffLifetime{4, 5, 10},
-      DiffLifetime{6, 7, 10}};
+  std::vector<std::optional<DiffLifetime>> blobs = {DiffLifetime{0, 9, 10}, DiffLifetime{2, 3, 10},
+                                                    DiffLifetime{4, 5, 10}, DiffLifetime{6, 7, 10}};
   const DiffPlan plan = PlanDiffBuffers(blobs);
   for (int i = 1; i < 4; ++i) EXPECT_NE(plan.buffer_of_blob[0], plan.buffer_of_blob[i]);
   EXPECT_EQ(plan.buffer_count.size(), 2u);
@@ -38,8 +37,8 @@ TEST(DiffPlanner, OverlappingLifetimesNeverShare) {
 
 TEST(DiffPlanner, PrefersTheSmallestBufferThatFits) {
   // Two dead buffers (sizes 50 and 200) when a blob of 40 becomes live: it takes the 50.
-  std::vector<std::optional<DiffLifetime>> blobs = {
-      DiffLifetime{8, 9, 200}, DiffLifetime{8, 9, 50}, DiffLifetime{2, 3, 40}};
+  std::vector<std::optional<DiffLifetime>> blobs = {DiffLifetime{8, 9, 200}, DiffLifetime{8, 9, 50},
+                                                    DiffLifetime{2, 3, 40}};
   const DiffPlan plan = PlanDiffBuffers(blobs);
   EXPECT_EQ(plan.buffer_of_blob[2], plan.buffer_of_blob[1]);
   EXPECT_EQ(plan.buffer_count[plan.buffer_of_blob[2]], 50);

@@ -67,8 +67,8 @@ TEST(NetFilter, PhaseStageAndLevelRules) {
 }
 
 TEST(NetFilter, IncludeAndExcludeTogetherIsAnError) {
-  const NetParameter p =
-      ParseNet("layer { name: 'z' type: 'Silence' include { phase: TRAIN } exclude { phase: TEST } }");
+  const NetParameter p = ParseNet(
+      "layer { name: 'z' type: 'Silence' include { phase: TRAIN } exclude { phase: TEST } }");
   auto r = FilterNet(p, NetState());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("layer 'z'"), std::string::npos);
@@ -237,11 +237,13 @@ TEST(Net, ErrorsNameTheLayer) {
   Status s = BuildError(std::string(kData) + R"(
     layer { name: "ip" type: "InnerProduct" bottom: "nope" top: "y" inner_product_param { num_output: 4 } })");
   EXPECT_NE(s.message().find("layer 'ip' (InnerProduct): bottom 'nope' is not produced"),
-            std::string::npos) << s.message();
+            std::string::npos)
+      << s.message();
   s = BuildError(std::string(kData) + "layer { name: 'w' type: 'Warp' bottom: 'x' top: 'y' }");
   EXPECT_NE(s.message().find("1 layer(s) of a type dtrain does not have:\n"
                              "  layer 'w': unknown layer type \"Warp\"\nsupported types: "),
-            std::string::npos) << s.message();
+            std::string::npos)
+      << s.message();
   EXPECT_NE(s.message().find("Convolution"), std::string::npos);
 }
 

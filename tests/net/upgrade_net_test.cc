@@ -55,7 +55,8 @@ TEST(UpgradeNet, V1LayersBecomeCurrentLayers) {
              loss_weight: 2 loss_param { ignore_label: 3 } }
     layers { name: "thr" type: THRESHOLD bottom: "conv1" top: "t" threshold_param { threshold: 0.5 } }
     layers { name: "none" }
-  )", &applied);
+  )",
+                                    &applied);
   ExpectProtoEq(Parse<NetParameter>(R"(
     name: "v1" force_backward: true
     layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1"
@@ -69,26 +70,53 @@ TEST(UpgradeNet, V1LayersBecomeCurrentLayers) {
             loss_weight: 2 loss_param { ignore_label: 3 } }
     layer { name: "thr" type: "Threshold" bottom: "conv1" top: "t" threshold_param { threshold: 0.5 } }
     layer { name: "none" }
-  )"), out);
+  )"),
+                out);
   EXPECT_EQ(applied.Describe(), "V1 layer syntax");
 }
 
 TEST(UpgradeNet, EveryV1TypeNameIsCaffes) {
   const std::pair<const char*, const char*> kNames[] = {
-      {"ABSVAL", "AbsVal"}, {"ACCURACY", "Accuracy"}, {"ARGMAX", "ArgMax"}, {"BNLL", "BNLL"},
-      {"CONCAT", "Concat"}, {"CONTRASTIVE_LOSS", "ContrastiveLoss"},
-      {"CONVOLUTION", "Convolution"}, {"DATA", "Data"}, {"DECONVOLUTION", "Deconvolution"},
-      {"DROPOUT", "Dropout"}, {"DUMMY_DATA", "DummyData"}, {"EUCLIDEAN_LOSS", "EuclideanLoss"},
-      {"ELTWISE", "Eltwise"}, {"EXP", "Exp"}, {"FLATTEN", "Flatten"}, {"HDF5_DATA", "HDF5Data"},
-      {"HDF5_OUTPUT", "HDF5Output"}, {"HINGE_LOSS", "HingeLoss"}, {"IM2COL", "Im2col"},
-      {"IMAGE_DATA", "ImageData"}, {"INFOGAIN_LOSS", "InfogainLoss"},
-      {"INNER_PRODUCT", "InnerProduct"}, {"LRN", "LRN"}, {"MEMORY_DATA", "MemoryData"},
-      {"MULTINOMIAL_LOGISTIC_LOSS", "MultinomialLogisticLoss"}, {"MVN", "MVN"},
-      {"POOLING", "Pooling"}, {"POWER", "Power"}, {"RELU", "ReLU"}, {"SIGMOID", "Sigmoid"},
-      {"SIGMOID_CROSS_ENTROPY_LOSS", "SigmoidCrossEntropyLoss"}, {"SILENCE", "Silence"},
-      {"SOFTMAX", "Softmax"}, {"SOFTMAX_LOSS", "SoftmaxWithLoss"}, {"SPLIT", "Split"},
-      {"SLICE", "Slice"}, {"TANH", "TanH"}, {"WINDOW_DATA", "WindowData"},
-      {"THRESHOLD", "Threshold"}, {"NONE", ""}};
+      {"ABSVAL", "AbsVal"},
+      {"ACCURACY", "Accuracy"},
+      {"ARGMAX", "ArgMax"},
+      {"BNLL", "BNLL"},
+      {"CONCAT", "Concat"},
+      {"CONTRASTIVE_LOSS", "ContrastiveLoss"},
+      {"CONVOLUTION", "Convolution"},
+      {"DATA", "Data"},
+      {"DECONVOLUTION", "Deconvolution"},
+      {"DROPOUT", "Dropout"},
+      {"DUMMY_DATA", "DummyData"},
+      {"EUCLIDEAN_LOSS", "EuclideanLoss"},
+      {"ELTWISE", "Eltwise"},
+      {"EXP", "Exp"},
+      {"FLATTEN", "Flatten"},
+      {"HDF5_DATA", "HDF5Data"},
+      {"HDF5_OUTPUT", "HDF5Output"},
+      {"HINGE_LOSS", "HingeLoss"},
+      {"IM2COL", "Im2col"},
+      {"IMAGE_DATA", "ImageData"},
+      {"INFOGAIN_LOSS", "InfogainLoss"},
+      {"INNER_PRODUCT", "InnerProduct"},
+      {"LRN", "LRN"},
+      {"MEMORY_DATA", "MemoryData"},
+      {"MULTINOMIAL_LOGISTIC_LOSS", "MultinomialLogisticLoss"},
+      {"MVN", "MVN"},
+      {"POOLING", "Pooling"},
+      {"POWER", "Power"},
+      {"RELU", "ReLU"},
+      {"SIGMOID", "Sigmoid"},
+      {"SIGMOID_CROSS_ENTROPY_LOSS", "SigmoidCrossEntropyLoss"},
+      {"SILENCE", "Silence"},
+      {"SOFTMAX", "Softmax"},
+      {"SOFTMAX_LOSS", "SoftmaxWithLoss"},
+      {"SPLIT", "Split"},
+      {"SLICE", "Slice"},
+      {"TANH", "TanH"},
+      {"WINDOW_DATA", "WindowData"},
+      {"THRESHOLD", "Threshold"},
+      {"NONE", ""}};
   for (const auto& [v1, current] : kNames) {
     const NetParameter out = Upgraded(std::string("layers { name: \"l\" type: ") + v1 + " }");
     ASSERT_EQ(out.layer_size(), 1) << v1;
@@ -105,7 +133,8 @@ TEST(UpgradeNet, V1DataTransformationFieldsMoveToTransformParam) {
                           mirror: true } }
     layers { name: "i" type: IMAGE_DATA top: "img" image_data_param { source: "l" crop_size: 3 } }
     layers { name: "w" type: WINDOW_DATA top: "win" window_data_param { source: "w" mirror: false } }
-  )", &applied);
+  )",
+                                    &applied);
   ExpectProtoEq(Parse<NetParameter>(R"(
     layer { name: "d" type: "Data" top: "data"
             transform_param { scale: 0.5 mirror: true crop_size: 2 mean_file: "m" }
@@ -114,7 +143,8 @@ TEST(UpgradeNet, V1DataTransformationFieldsMoveToTransformParam) {
             image_data_param { source: "l" } }
     layer { name: "w" type: "WindowData" top: "win" transform_param { mirror: false }
             window_data_param { source: "w" } }
-  )"), out);
+  )"),
+                out);
   EXPECT_EQ(applied.Describe(), "V1 data transformation fields, V1 layer syntax");
 }
 
@@ -137,7 +167,8 @@ TEST(UpgradeNet, V0PaddingFoldsIntoConvAndEveryFieldFindsItsParam) {
                      weight_filler { type: "xavier" } bias_filler { type: "constant" value: 0.1 } }
              bottom: "norm1" top: "fc" }
     layers { layer { name: "prob" type: "softmax" } bottom: "fc" top: "prob" }
-  )", &applied);
+  )",
+                                    &applied);
   ExpectProtoEq(Parse<NetParameter>(R"(
     name: "v0"
     layer { name: "input" type: "Input" top: "data"
@@ -157,7 +188,8 @@ TEST(UpgradeNet, V0PaddingFoldsIntoConvAndEveryFieldFindsItsParam) {
             inner_product_param { num_output: 10 bias_term: true weight_filler { type: "xavier" }
                                   bias_filler { type: "constant" value: 0.1 } } }
     layer { name: "prob" type: "Softmax" bottom: "fc" top: "prob" }
-  )"), out);
+  )"),
+                out);
   EXPECT_EQ(applied.Describe(), "V0 layer syntax, V1 layer syntax, legacy input fields");
 }
 
@@ -192,7 +224,8 @@ TEST(UpgradeNet, V0DataLayerFields) {
     layer { name: "out" type: "HDF5Output" bottom: "h" hdf5_output_param { file_name: "o.h5" } }
     layer { name: "ig" type: "InfogainLoss" bottom: "h" bottom: "l"
             infogain_loss_param { source: "H" } }
-  )"), out);
+  )"),
+                out);
 }
 
 TEST(UpgradeNet, V0ToV1AloneKeepsV1Syntax) {
@@ -206,7 +239,8 @@ TEST(UpgradeNet, V0ToV1AloneKeepsV1Syntax) {
     input: "data"
     layers { name: "pool" type: POOLING bottom: "data" top: "q" blobs_lr: 0
              pooling_param { pad: 1 kernel_size: 3 } }
-  )"), *out);
+  )"),
+                *out);
 }
 
 TEST(UpgradeNet, BatchNormWithThreeParamSpecsIsFrozen) {
@@ -215,13 +249,15 @@ TEST(UpgradeNet, BatchNormWithThreeParamSpecsIsFrozen) {
     layer { name: "bn" type: "BatchNorm" bottom: "x" top: "x"
             param { lr_mult: 1 } param { name: "v" lr_mult: 0 } param { decay_mult: 3 } }
     layer { name: "bn2" type: "BatchNorm" bottom: "x" top: "x" param { lr_mult: 0 } }
-  )", &applied);
+  )",
+                                    &applied);
   ExpectProtoEq(Parse<NetParameter>(R"(
     layer { name: "bn" type: "BatchNorm" bottom: "x" top: "x"
             param { lr_mult: 0 decay_mult: 0 } param { name: "v" lr_mult: 0 decay_mult: 0 }
             param { lr_mult: 0 decay_mult: 0 } }
     layer { name: "bn2" type: "BatchNorm" bottom: "x" top: "x" param { lr_mult: 0 } }
-  )"), out);
+  )"),
+                out);
   EXPECT_EQ(applied.Describe(), "BatchNorm param specs");
 }
 
@@ -243,7 +279,8 @@ TEST(UpgradeNet, BlobsTravelWithTheirLayers) {
   ExpectProtoEq(Parse<NetParameter>(R"(
     layer { name: "fc" type: "InnerProduct" blobs { shape { dim: 2 } data: 1 data: 2 } }
     layer { name: "old" type: "InnerProduct" blobs { num: 1 data: 7 } }
-  )"), out);
+  )"),
+                out);
 }
 
 TEST(UpgradeNet, NetCreateAcceptsV1Syntax) {
@@ -253,21 +290,26 @@ TEST(UpgradeNet, NetCreateAcceptsV1Syntax) {
     input: "x" input_dim: 2 input_dim: 3 input_dim: 1 input_dim: 1
     layers { name: "fc" type: INNER_PRODUCT bottom: "x" top: "y"
              inner_product_param { num_output: 2 } }
-  )"), state, 1);
+  )"),
+                         state, 1);
   ASSERT_TRUE(net.ok()) << net.status().message();
   EXPECT_EQ((*net)->layer_names().size(), 2u);
 }
 
 TEST(UpgradeNetErrors, BothLayerAndLayers) {
-  EXPECT_EQ(UpgradeError(R"(name: "m" layer { name: "a" type: "ReLU" } layers { name: "b" type: RELU })"),
-            "net 'm' mixes current 'layer' entries (first: 'a') with V1 'layers' entries "
-            "(first: 'b'); use one syntax");
+  EXPECT_EQ(
+      UpgradeError(R"(name: "m" layer { name: "a" type: "ReLU" } layers { name: "b" type: RELU })"),
+      "net 'm' mixes current 'layer' entries (first: 'a') with V1 'layers' entries "
+      "(first: 'b'); use one syntax");
 }
 
 TEST(UpgradeNetErrors, UnknownV0Type) {
   const std::string error = UpgradeError(R"(layers { layer { name: "x" type: "bogus" } })");
   EXPECT_EQ(error.rfind("layer 'x' (V0 type \"bogus\"): unknown V0 layer type; known: accuracy, "
-                        "bnll, concat, conv, data,", 0), 0u) << error;
+                        "bnll, concat, conv, data,",
+                        0),
+            0u)
+      << error;
 }
 
 TEST(UpgradeNetErrors, V0FieldWithoutAHome) {
@@ -284,14 +326,16 @@ TEST(UpgradeNetErrors, PaddingIntoNonConv) {
     input: "data"
     layers { layer { name: "pad" type: "padding" pad: 1 } bottom: "data" top: "p" }
     layers { layer { name: "r" type: "relu" } bottom: "p" top: "p" }
-  )"), "layer 'r' (V0 type \"relu\"): reads the output of padding layer 'pad'; only a conv or "
-       "pool layer may");
+  )"),
+            "layer 'r' (V0 type \"relu\"): reads the output of padding layer 'pad'; only a conv or "
+            "pool layer may");
   EXPECT_EQ(UpgradeError(R"(
     input: "a" input: "b"
     layers { layer { name: "pad" type: "padding" pad: 1 } bottom: "a" bottom: "b" top: "p" }
     layers { layer { name: "c" type: "conv" } bottom: "p" top: "c" }
-  )"), "layer 'c' (V0 type \"conv\"): a padding layer folds only into a single-input conv or "
-       "pool layer, from one bottom to one top");
+  )"),
+            "layer 'c' (V0 type \"conv\"): a padding layer folds only into a single-input conv or "
+            "pool layer, from one bottom to one top");
 }
 
 TEST(UpgradeNetErrors, V0BottomFromNowhere) {
@@ -302,12 +346,13 @@ TEST(UpgradeNetErrors, V0BottomFromNowhere) {
 
 TEST(UpgradeSolver, SolverTypeEnumBecomesTypeString) {
   const std::pair<const char*, const char*> kTypes[] = {
-      {"SGD", "SGD"}, {"NESTEROV", "Nesterov"}, {"ADAGRAD", "AdaGrad"},
+      {"SGD", "SGD"},         {"NESTEROV", "Nesterov"}, {"ADAGRAD", "AdaGrad"},
       {"RMSPROP", "RMSProp"}, {"ADADELTA", "AdaDelta"}, {"ADAM", "Adam"}};
   for (const auto& [legacy, type] : kTypes) {
     auto solver = Parse<SolverParameter>(std::string("base_lr: 0.1 solver_type: ") + legacy);
     ASSERT_TRUE(UpgradeSolverAsNeeded("s.prototxt", &solver).ok());
-    ExpectProtoEq(Parse<SolverParameter>(std::string("base_lr: 0.1 type: \"") + type + "\""), solver);
+    ExpectProtoEq(Parse<SolverParameter>(std::string("base_lr: 0.1 type: \"") + type + "\""),
+                  solver);
   }
 }
 
@@ -317,8 +362,9 @@ TEST(UpgradeSolver, BothFields) {
   ExpectProtoEq(Parse<SolverParameter>(R"(type: "Adam")"), same);
   auto differ = Parse<SolverParameter>(R"(solver_type: NESTEROV type: "Adam")");
   const Status s = UpgradeSolverAsNeeded("s.prototxt", &differ);
-  EXPECT_EQ(s.message(), "s.prototxt: solver_type: NESTEROV (deprecated) and type: \"Adam\" name "
-                         "different solvers; keep only type");
+  EXPECT_EQ(s.message(),
+            "s.prototxt: solver_type: NESTEROV (deprecated) and type: \"Adam\" name "
+            "different solvers; keep only type");
 }
 
 TEST(UpgradeSolver, InlineV0AndV1NetsAreUpgraded) {
@@ -334,11 +380,16 @@ TEST(UpgradeSolver, InlineV0AndV1NetsAreUpgraded) {
     train_net_param { layer { name: "fc" type: "InnerProduct" param { lr_mult: 2 } } }
     test_net_param { layer { name: "r" type: "ReLU" } }
     net_param { layer { name: "s" type: "Softmax" } }
-  )"), solver);
-  auto bad = Parse<SolverParameter>(R"(test_net_param { layers { layer { name: "x" type: "q" } } })");
+  )"),
+                solver);
+  auto bad =
+      Parse<SolverParameter>(R"(test_net_param { layers { layer { name: "x" type: "q" } } })");
   const Status s = UpgradeSolverAsNeeded("s.prototxt", &bad);
   EXPECT_EQ(s.message().rfind("s.prototxt (test_net_param #0): layer 'x' (V0 type \"q\"): unknown "
-                              "V0 layer type", 0), 0u) << s.message();
+                              "V0 layer type",
+                              0),
+            0u)
+      << s.message();
 }
 
 }  // namespace

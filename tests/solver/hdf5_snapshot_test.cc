@@ -1,11 +1,12 @@
 // snapshot_format: HDF5 writes Caffe's .caffemodel.h5 / .solverstate.h5 layout (read back here
 // with h5py), and a run resumed from them ends with the very weights of an uninterrupted one.
+#include "solver/hdf5_snapshot.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "data/data_test_util.h"
-#include "solver/hdf5_snapshot.h"
 #include "testing/run_command.h"
 
 namespace dtrain {
@@ -29,9 +30,11 @@ const char kNet[] =
     "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'out' bottom: 'label' top: 'loss' }\n";
 
 std::string Solver(const TempDir& dir, const std::string& prefix) {
-  return "net: '" + dir.Path("net.prototxt") + "' base_lr: 0.1 momentum: 0.9 lr_policy: 'fixed' "
+  return "net: '" + dir.Path("net.prototxt") +
+         "' base_lr: 0.1 momentum: 0.9 lr_policy: 'fixed' "
          "max_iter: 20 snapshot: 10 snapshot_format: HDF5 display: 0 random_seed: 7 "
-         "snapshot_prefix: '" + dir.Path(prefix) + "'\n";
+         "snapshot_prefix: '" +
+         dir.Path(prefix) + "'\n";
 }
 
 void ExpectSameWeights(const std::string& a, const std::string& b) {
@@ -80,18 +83,23 @@ TEST(Hdf5Snapshot, FilesHaveCaffesLayoutForH5py) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   WriteTextFile(dir.Path("check.py"),
                 "import h5py, numpy as np\n"
-                "with h5py.File('" + dir.Path("snap_iter_10.caffemodel.h5") + "', 'r') as f:\n"
-                "  assert f['data/fc1/proj/0'].shape == (4, 5), f['data/fc1/proj/0'].shape\n"
-                "  assert f['data/fc1/proj/1'].shape == (4,)\n"
-                "  assert f['data/fc2/0'].shape == (3, 4)\n"
-                "  assert 'relu' in f['data'] and len(f['data/relu']) == 0\n"
-                "with h5py.File('" + dir.Path("snap_iter_10.solverstate.h5") + "', 'r') as f:\n"
-                "  assert list(f['iter'][:]) == [10], f['iter'][:]\n"
-                "  assert f['learned_net'][()].decode() == '" +
-                    dir.Path("snap_iter_10.caffemodel.h5") + "'\n"
-                "  assert list(f['current_step'][:]) == [0]\n"
-                "  assert sorted(f['history'].keys()) == ['0', '1', '2', '3']\n"
-                "  assert f['history/0'].shape == (4, 5)\n");
+                "with h5py.File('" +
+                    dir.Path("snap_iter_10.caffemodel.h5") +
+                    "', 'r') as f:\n"
+                    "  assert f['data/fc1/proj/0'].shape == (4, 5), f['data/fc1/proj/0'].shape\n"
+                    "  assert f['data/fc1/proj/1'].shape == (4,)\n"
+                    "  assert f['data/fc2/0'].shape == (3, 4)\n"
+                    "  assert 'relu' in f['data'] and len(f['data/relu']) == 0\n"
+                    "with h5py.File('" +
+                    dir.Path("snap_iter_10.solverstate.h5") +
+                    "', 'r') as f:\n"
+                    "  assert list(f['iter'][:]) == [10], f['iter'][:]\n"
+                    "  assert f['learned_net'][()].decode() == '" +
+                    dir.Path("snap_iter_10.caffemodel.h5") +
+                    "'\n"
+                    "  assert list(f['current_step'][:]) == [0]\n"
+                    "  assert sorted(f['history'].keys()) == ['0', '1', '2', '3']\n"
+                    "  assert f['history/0'].shape == (4, 5)\n");
   auto check = testing::RunShell("/usr/bin/python3 " + dir.Path("check.py") + " 2>&1");
   EXPECT_EQ(check.exit_code, 0) << check.output;
   // dtrain test takes HDF5 weights as Caffe does, by the file name.

@@ -52,15 +52,14 @@ TEST(LrPolicy, FloatArgumentsDoublePowAndExpAsCaffe) {
   const SolverParameter poly = Parse("base_lr: 0.1 lr_policy: 'poly' power: 0.9 max_iter: 10000");
   const float left = 1.f - 730.f / 10000.f;
   EXPECT_EQ(LearningRate(poly, 730), static_cast<float>(0.1f * std::pow(double{left}, 0.9f)));
-  const SolverParameter sig =
-      Parse("base_lr: 1 lr_policy: 'sigmoid' gamma: 0.001 stepsize: 5000");
+  const SolverParameter sig = Parse("base_lr: 1 lr_policy: 'sigmoid' gamma: 0.001 stepsize: 5000");
   const float x = -0.001f * (230.f - 5000.f);
   EXPECT_EQ(LearningRate(sig, 230), static_cast<float>(1.0 / (1.0 + std::exp(double{x}))));
 }
 
 TEST(LrPolicy, MultistepPolySigmoid) {
-  const SolverParameter ms = Parse(
-      "base_lr: 1 lr_policy: 'multistep' gamma: 0.1 stepvalue: 5 stepvalue: 8");
+  const SolverParameter ms =
+      Parse("base_lr: 1 lr_policy: 'multistep' gamma: 0.1 stepvalue: 5 stepvalue: 8");
   EXPECT_FLOAT_EQ(LearningRate(ms, 4), 1.f);
   EXPECT_FLOAT_EQ(LearningRate(ms, 5), 0.1f);
   EXPECT_FLOAT_EQ(LearningRate(ms, 8), 0.01f);

@@ -18,7 +18,8 @@ std::string NetText(const std::string& lmdb) {
   return R"(
     layer { name: "data" type: "Data" top: "data" top: "label"
             transform_param { mirror: true crop_size: 6 scale: 0.0039 }
-            data_param { source: ")" + lmdb + R"(" batch_size: 8 } }
+            data_param { source: ")" +
+         lmdb + R"(" batch_size: 8 } }
     layer { name: "conv" type: "Convolution" bottom: "data" top: "conv"
             convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: "xavier" } } }
     layer { name: "relu" type: "ReLU" bottom: "conv" top: "conv" }
@@ -33,8 +34,10 @@ std::unique_ptr<Solver> MakeSolver(const std::string& lmdb, const std::string& p
   SolverParameter param;
   EXPECT_TRUE(ParseTextProto("base_lr: 0.05 momentum: 0.9 weight_decay: 0.001 lr_policy: 'step' "
                              "gamma: 0.5 stepsize: 7 max_iter: 100 display: 0 random_seed: 42 "
-                             "type: '" + type + "' snapshot_prefix: '" + prefix + "'",
-                             "solver", &param).ok());
+                             "type: '" +
+                                 type + "' snapshot_prefix: '" + prefix + "'",
+                             "solver", &param)
+                  .ok());
   EXPECT_TRUE(ParseTextProto(NetText(lmdb), "net", param.mutable_net_param()).ok());
   auto solver = CreateSolver(param);
   EXPECT_TRUE(solver.ok()) << solver.status().message();
@@ -43,7 +46,8 @@ std::unique_ptr<Solver> MakeSolver(const std::string& lmdb, const std::string& p
 
 std::vector<float> Weights(Solver& solver) {
   std::vector<float> all;
-  for (Tensor* p : solver.net().learnable_params()) all.insert(all.end(), p->data(), p->data() + p->count());
+  for (Tensor* p : solver.net().learnable_params())
+    all.insert(all.end(), p->data(), p->data() + p->count());
   return all;
 }
 

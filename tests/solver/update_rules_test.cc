@@ -25,7 +25,8 @@ const char* kNet = R"(
 // Runs `iters` iterations of the solver described by `solver_text` and returns the weight.
 float TrainedWeight(const std::string& solver_text, int iters) {
   SolverParameter param;
-  Status s = ParseTextProto(solver_text + " max_iter: 100 display: 0 random_seed: 1", "solver", &param);
+  Status s =
+      ParseTextProto(solver_text + " max_iter: 100 display: 0 random_seed: 1", "solver", &param);
   EXPECT_TRUE(s.ok()) << s.message();
   s = ParseTextProto(kNet, "net", param.mutable_net_param());
   EXPECT_TRUE(s.ok()) << s.message();
@@ -46,14 +47,18 @@ TEST(UpdateRules, SgdWithMomentumAndL2Decay) {
     w -= h;
   }
   EXPECT_NEAR(TrainedWeight("type: 'SGD' base_lr: 0.1 momentum: 0.9 weight_decay: 0.01 "
-                            "lr_policy: 'fixed'", 3), w, 1e-6);
+                            "lr_policy: 'fixed'",
+                            3),
+              w, 1e-6);
 }
 
 TEST(UpdateRules, SgdL1Decay) {
   double w = 1;
   for (int i = 0; i < 2; ++i) w -= 0.1 * (Grad(w) + 0.05 * (w > 0 ? 1 : -1));
   EXPECT_NEAR(TrainedWeight("base_lr: 0.1 weight_decay: 0.05 regularization_type: 'L1' "
-                            "lr_policy: 'fixed'", 2), w, 1e-6);
+                            "lr_policy: 'fixed'",
+                            2),
+              w, 1e-6);
 }
 
 TEST(UpdateRules, Nesterov) {
@@ -63,8 +68,8 @@ TEST(UpdateRules, Nesterov) {
     h = 0.9 * h + 0.1 * Grad(w);
     w -= (1 + 0.9) * h - 0.9 * prev;
   }
-  EXPECT_NEAR(TrainedWeight("type: 'Nesterov' base_lr: 0.1 momentum: 0.9 lr_policy: 'fixed'", 3),
-              w, 1e-6);
+  EXPECT_NEAR(TrainedWeight("type: 'Nesterov' base_lr: 0.1 momentum: 0.9 lr_policy: 'fixed'", 3), w,
+              1e-6);
 }
 
 TEST(UpdateRules, AdaGrad) {
@@ -99,7 +104,9 @@ TEST(UpdateRules, AdaDelta) {
     w -= 1.0 * g;
   }
   EXPECT_NEAR(TrainedWeight("type: 'AdaDelta' base_lr: 1 momentum: 0.95 delta: 1e-6 "
-                            "lr_policy: 'fixed'", 3), w, 1e-6);
+                            "lr_policy: 'fixed'",
+                            3),
+              w, 1e-6);
 }
 
 TEST(UpdateRules, Adam) {
@@ -112,7 +119,9 @@ TEST(UpdateRules, Adam) {
     w -= lr * std::sqrt(1 - std::pow(b2, t)) / (1 - std::pow(b1, t)) * m / (std::sqrt(v) + eps);
   }
   EXPECT_NEAR(TrainedWeight("type: 'Adam' base_lr: 0.01 momentum: 0.9 momentum2: 0.999 "
-                            "lr_policy: 'fixed'", 3), w, 1e-6);
+                            "lr_policy: 'fixed'",
+                            3),
+              w, 1e-6);
 }
 
 TEST(UpdateRules, ClipGradientsAndIterSize) {

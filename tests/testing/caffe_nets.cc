@@ -110,9 +110,9 @@ void SetBatchSize(NetParameter* net, int batch) {
 }
 
 std::string CaffeNetBuilder::MeanFile(int channels, int height, int width) {
-  const std::string mean = dir_.Path("mean_" + std::to_string(channels) + "x" +
-                                     std::to_string(height) + "x" + std::to_string(width) +
-                                     ".binaryproto");
+  const std::string mean =
+      dir_.Path("mean_" + std::to_string(channels) + "x" + std::to_string(height) + "x" +
+                std::to_string(width) + ".binaryproto");
   if (!fs::exists(mean)) {
     Tensor m({1, channels, height, width});
     m.SetData(100.f);
@@ -154,7 +154,8 @@ std::string CaffeNetBuilder::WindowFile() {
 std::string CaffeNetBuilder::Hdf5List(const LayerParameter& layer) {
   std::string tops;
   for (const std::string& top : layer.top()) tops += "_" + top;
-  const std::string file = dir_.Path("hdf5" + tops + ".h5"), list = dir_.Path("hdf5" + tops + ".txt");
+  const std::string file = dir_.Path("hdf5" + tops + ".h5"),
+                    list = dir_.Path("hdf5" + tops + ".txt");
   if (fs::exists(list)) return list;
   std::vector<std::vector<int>> row_shapes;
   for (const std::string& top : layer.top()) {

@@ -79,10 +79,11 @@ std::string EngineCheckFailure(const std::string& engine_name,
   }
   if (!others.empty()) return rerun + ", but layers of this test ran another engine:" + others;
   if (on_engine > 0) return "";
-  const std::string seen = built.empty() ? "testing::MakeLayer built no layer"
-                           : "testing::MakeLayer built " + std::to_string(built.size()) +
-                                 (built.size() == 1 ? " layer" : " layers") +
-                                 ", none of which chose a kernel";
+  const std::string seen = built.empty()
+                               ? "testing::MakeLayer built no layer"
+                               : "testing::MakeLayer built " + std::to_string(built.size()) +
+                                     (built.size() == 1 ? " layer" : " layers") +
+                                     ", none of which chose a kernel";
   return rerun + ", but this test built no layer on that engine (" + seen +
          "): build layers with testing::MakeLayer, or leave the test out of the rerun "
          "(tests/CMakeLists.txt)";

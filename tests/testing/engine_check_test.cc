@@ -139,9 +139,9 @@ testing::CommandResult RunChild(const std::string& test) {
 TEST(EngineCheckTest, FailsTheTestInAWholeGtestRun) {
   const auto direct = RunChild("EngineCheckChildTest.DISABLED_BuildsItsLayerWithoutMakeLayer");
   EXPECT_NE(direct.exit_code, 0) << direct.output;
-  EXPECT_NE(direct.output.find(std::string(kNoKernel) + "(testing::MakeLayer built no layer)" +
-                               kAdvice),
-            std::string::npos)
+  EXPECT_NE(
+      direct.output.find(std::string(kNoKernel) + "(testing::MakeLayer built no layer)" + kAdvice),
+      std::string::npos)
       << direct.output;
   EXPECT_NE(direct.output.find("[  FAILED  ] EngineCheckChildTest."), std::string::npos)
       << direct.output;

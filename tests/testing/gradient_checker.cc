@@ -59,9 +59,9 @@ void CheckGradients(Layer& layer, const TensorVec& bottom, const TensorVec& top,
   std::vector<Target> targets;
   std::vector<bool> propagate_down(bottom.size(), false);
   for (size_t i = 0; i < bottom.size(); ++i) {
-    const bool wanted = options.bottoms.empty() ||
-                        std::find(options.bottoms.begin(), options.bottoms.end(),
-                                  static_cast<int>(i)) != options.bottoms.end();
+    const bool wanted =
+        options.bottoms.empty() || std::find(options.bottoms.begin(), options.bottoms.end(),
+                                             static_cast<int>(i)) != options.bottoms.end();
     if (!wanted) continue;
     propagate_down[i] = true;
     targets.push_back({bottom[i], "bottom[" + std::to_string(i) + "]", {}});
@@ -81,7 +81,8 @@ void CheckGradients(Layer& layer, const TensorVec& bottom, const TensorVec& top,
     std::copy(weights[k].begin(), weights[k].end(), top[k]->mutable_diff());
   }
   layer.Backward(top, propagate_down, bottom);
-  for (Target& t : targets) t.analytic.assign(t.tensor->diff(), t.tensor->diff() + t.tensor->count());
+  for (Target& t : targets)
+    t.analytic.assign(t.tensor->diff(), t.tensor->diff() + t.tensor->count());
 
   // Numeric gradients, element by element.
   int failures = 0;
@@ -89,7 +90,8 @@ void CheckGradients(Layer& layer, const TensorVec& bottom, const TensorVec& top,
     for (int64_t j = 0; j < t.tensor->count(); ++j) {
       float* x = t.tensor->mutable_data() + j;
       const float original = *x;
-      if (options.kink_range >= 0 && std::fabs(original - options.kink) < options.kink_range) continue;
+      if (options.kink_range >= 0 && std::fabs(original - options.kink) < options.kink_range)
+        continue;
       *x = original + options.step;
       const double plus = Objective(layer, bottom, top, weights);
       *x = original - options.step;

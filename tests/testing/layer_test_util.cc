@@ -1,10 +1,9 @@
 #include "testing/layer_test_util.h"
 
-#include <cstdlib>
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 #include "core/proto_io.h"

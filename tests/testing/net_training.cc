@@ -19,7 +19,8 @@ std::pair<float, float> TrainWithPlainSgd(Net& net, int iterations, float lr) {
     net.ClearParamDiffs();
     net.Backward();
     for (Tensor* param : net.learnable_params()) {
-      for (int64_t i = 0; i < param->count(); ++i) param->mutable_data()[i] -= lr * param->diff()[i];
+      for (int64_t i = 0; i < param->count(); ++i)
+        param->mutable_data()[i] -= lr * param->diff()[i];
     }
   }
   return {first, last};

@@ -8,7 +8,6 @@
 //     reads the server's CHALLENGE, sends the bytes HEX spells, and prints the server's ERROR
 //     message ("closed" when it closes without one).
 #include <asio.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <string>

@@ -1,5 +1,5 @@
 // heartbeat_pause_probe: one MPI rank with a heartbeat, for the test of a rank that is stopped
-// and resumed (tests/dist/mpi_heartbeat_test.cc). Run under `mpirun -np 1`:
+// and resumed (tests/distributed/mpi_heartbeat_test.cc). Run under `mpirun -np 1`:
 //
 //   heartbeat_pause_probe SECONDS
 //     prints "ready pid N" once its heartbeat has beaten, then asks the heartbeat every 50 ms
@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "dist/backends/mpi_heartbeat.h"
+#include "distributed/backends/mpi_heartbeat.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

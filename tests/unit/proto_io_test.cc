@@ -3,14 +3,13 @@
 // reported as DataLoss, and failed writes leave nothing behind.
 #include "core/proto_io.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "proto/blob.pb.h"
 #include "proto/net.pb.h"
@@ -98,7 +97,8 @@ TEST_F(ProtoIoTest, EveryCaffeExamplePrototxtParses) {
 
   // Spot checks that the values land in the right fields.
   NetParameter lenet;
-  ASSERT_TRUE(ReadTextProto((root / "examples/mnist/lenet_train_test.prototxt").string(), &lenet).ok());
+  ASSERT_TRUE(
+      ReadTextProto((root / "examples/mnist/lenet_train_test.prototxt").string(), &lenet).ok());
   ASSERT_GE(lenet.layer_size(), 3);
   EXPECT_EQ(lenet.layer(0).type(), "Data");
   EXPECT_EQ(lenet.layer(0).include(0).phase(), TRAIN);
@@ -108,7 +108,8 @@ TEST_F(ProtoIoTest, EveryCaffeExamplePrototxtParses) {
   EXPECT_EQ(lenet.layer(2).convolution_param().weight_filler().type(), "xavier");
 
   SolverParameter solver;
-  ASSERT_TRUE(ReadTextProto((root / "examples/mnist/lenet_solver.prototxt").string(), &solver).ok());
+  ASSERT_TRUE(
+      ReadTextProto((root / "examples/mnist/lenet_solver.prototxt").string(), &solver).ok());
   EXPECT_FLOAT_EQ(solver.base_lr(), 0.01f);
   EXPECT_EQ(solver.lr_policy(), "inv");
   EXPECT_EQ(solver.max_iter(), 10000);

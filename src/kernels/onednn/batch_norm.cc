@@ -33,14 +33,16 @@ Status BatchNorm::Init(const BatchNormProblem& p, bool training) {
                {DNNL_ARG_VARIANCE, variance_}};
   if (!training) return Status::Ok();
   const batch_normalization_backward::primitive_desc backward_pd(
-      batch_normalization_backward::desc(prop_kind::backward_data, PlainDesc(dims),
-                                         PlainDesc(dims), p.eps, flags),
+      batch_normalization_backward::desc(prop_kind::backward_data, PlainDesc(dims), PlainDesc(dims),
+                                         p.eps, flags),
       context_.engine, forward_pd);
   backward_ = batch_normalization_backward(backward_pd);
   diff_dst_ = UserMemory(context_, dims);
   diff_src_ = UserMemory(context_, dims);
-  bwd_args_ = {{DNNL_ARG_SRC, src_},           {DNNL_ARG_MEAN, mean_},
-               {DNNL_ARG_VARIANCE, variance_}, {DNNL_ARG_DIFF_DST, diff_dst_},
+  bwd_args_ = {{DNNL_ARG_SRC, src_},
+               {DNNL_ARG_MEAN, mean_},
+               {DNNL_ARG_VARIANCE, variance_},
+               {DNNL_ARG_DIFF_DST, diff_dst_},
                {DNNL_ARG_DIFF_SRC, diff_src_}};
   return Status::Ok();
 }

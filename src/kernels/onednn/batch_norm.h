@@ -31,8 +31,8 @@ class BatchNorm {
 
   // mean and variance (channels floats each): outputs with batch statistics, inputs with global.
   void Forward(const float* src, float* dst, float* mean, float* variance);
-  void Backward(const float* src, const float* mean, const float* variance,
-                const float* diff_dst, float* diff_src);
+  void Backward(const float* src, const float* mean, const float* variance, const float* diff_dst,
+                float* diff_src);
 
  private:
   template <typename K, typename... P>

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <dnnl.hpp>
-
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -89,8 +88,8 @@ class Relayout {
 // in tests).
 class ScratchRef {
  public:
-  explicit ScratchRef(Scratch* shared) : own_(shared ? nullptr : new Scratch()),
-                                         scratch_(shared ? shared : own_.get()) {}
+  explicit ScratchRef(Scratch* shared)
+      : own_(shared ? nullptr : new Scratch()), scratch_(shared ? shared : own_.get()) {}
   Scratch* get() const { return scratch_; }
 
  private:

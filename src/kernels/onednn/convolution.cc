@@ -10,8 +10,9 @@ using dnnl::memory;
 using dnnl::prop_kind;
 using tag = memory::format_tag;
 
-StatusOr<std::unique_ptr<Convolution>> Convolution::Create(
-    const reference::ConvolutionShape& shape, bool bias, bool training, Scratch* scratch) {
+StatusOr<std::unique_ptr<Convolution>> Convolution::Create(const reference::ConvolutionShape& shape,
+                                                           bool bias, bool training,
+                                                           Scratch* scratch) {
   return CreateKernel<Convolution>("convolution", shape, bias, training, scratch);
 }
 
@@ -21,10 +22,10 @@ Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool t
   const reference::Window2d& w = s.window;
   const Dims src_dims = {s.batch, s.in_channels, s.in_h, s.in_w};
   const Dims dst_dims = {s.batch, s.out_channels, s.out_h, s.out_w};
-  const Dims weight_dims =
-      s.groups == 1 ? Dims{s.out_channels, s.in_channels, w.kernel_h, w.kernel_w}
-                    : Dims{s.groups, s.out_channels / s.groups, s.in_channels / s.groups,
-                           w.kernel_h, w.kernel_w};
+  const Dims weight_dims = s.groups == 1
+                               ? Dims{s.out_channels, s.in_channels, w.kernel_h, w.kernel_w}
+                               : Dims{s.groups, s.out_channels / s.groups, s.in_channels / s.groups,
+                                      w.kernel_h, w.kernel_w};
   const Dims strides = {w.stride_h, w.stride_w};
   const Dims dilates = {w.dilation_h - 1, w.dilation_w - 1};  // oneDNN counts the gaps
   const Dims padding = {w.pad_h, w.pad_w};                    // output sizes round down as Caffe's
@@ -35,8 +36,8 @@ Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool t
   const convolution_forward::primitive_desc forward_pd(
       convolution_forward::desc(
           training ? prop_kind::forward_training : prop_kind::forward_inference,
-          algorithm::convolution_direct, any(src_dims), any(weight_dims), user.bias,
-          any(dst_dims), strides, dilates, padding, padding),
+          algorithm::convolution_direct, any(src_dims), any(weight_dims), user.bias, any(dst_dims),
+          strides, dilates, padding, padding),
       context_.engine);
   passes_.SetForward(context_, scratch_.get(), user, forward_pd);
   implementation_ = forward_pd.impl_info_str();
@@ -61,8 +62,8 @@ Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool t
   const std::string data_impl = data_pd.impl_info_str();
   const std::string weights_impl = weights_pd.impl_info_str();
   if (data_impl != implementation_ || weights_impl != implementation_) {
-    implementation_ = "fwd " + implementation_ + ", bwd data " + data_impl + ", bwd weights " +
-                      weights_impl;
+    implementation_ =
+        "fwd " + implementation_ + ", bwd data " + data_impl + ", bwd weights " + weights_impl;
   }
   return Status::Ok();
 }

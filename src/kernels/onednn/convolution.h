@@ -4,8 +4,8 @@
 // Primitives (forward; for training also backward-data and backward-weights) are created once
 // per problem with oneDNN choosing the layouts it computes fastest in (blocked, e.g. nChw8c on
 // AVX2); the kernel reorders inputs into them and results back, into buffers it allocated at
-// the net's Scratch for the duration of one call, so a call allocates nothing. Weight and bias gradients accumulate (+=) like the
-// reference's. Not thread-safe.
+// the net's Scratch for the duration of one call, so a call allocates nothing. Weight and bias
+// gradients accumulate (+=) like the reference's. Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -28,8 +28,7 @@ class Convolution : public WeightedKernel {
   template <typename K, typename... P>
   friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
   Convolution() = default;
-  Status Init(const reference::ConvolutionShape& shape, bool bias, bool training,
-              Scratch* scratch);
+  Status Init(const reference::ConvolutionShape& shape, bool bias, bool training, Scratch* scratch);
 };
 
 }  // namespace dtrain::onednn

@@ -21,8 +21,8 @@ Status Lrn::Init(const reference::LrnShape& s, bool across_channels, bool traini
       across_channels ? algorithm::lrn_across_channels : algorithm::lrn_within_channel;
   const memory::desc blocked = BlockedDesc4d(dims);
   const lrn_forward::primitive_desc forward_pd(
-      lrn_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference,
-                        algo, blocked, s.local_size, s.alpha, s.beta, s.k),
+      lrn_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference, algo,
+                        blocked, s.local_size, s.alpha, s.beta, s.k),
       context_.engine);
   forward_ = lrn_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();

@@ -15,8 +15,7 @@ StatusOr<std::unique_ptr<Pooling>> Pooling::Create(const reference::PoolingShape
   return CreateKernel<Pooling>("pooling", shape, max, training, scratch);
 }
 
-Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training,
-                     Scratch* scratch) {
+Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training, Scratch* scratch) {
   scratch_ = ScratchRef(scratch);
   const reference::Window2d& w = s.window;
   // Right/bottom padding that makes oneDNN's (floor) output size Caffe's; never less than the
@@ -28,13 +27,13 @@ Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training,
     const bool padded = w.pad_h > 0 || w.pad_w > 0;
     const bool overhang = pad_b > w.pad_h || pad_r > w.pad_w;
     if (padded && overhang) {
-      return Unsupported("average pooling with padding whose last window overhangs the padded "
-                         "image: Caffe's divisor there has no oneDNN equivalent");
+      return Unsupported(
+          "average pooling with padding whose last window overhangs the padded "
+          "image: Caffe's divisor there has no oneDNN equivalent");
     }
     // No padding: Caffe divides by the window clipped to the image. Padding without overhang:
     // by the full kernel, padding taps included.
-    algo = padded ? algorithm::pooling_avg_include_padding
-                  : algorithm::pooling_avg_exclude_padding;
+    algo = padded ? algorithm::pooling_avg_include_padding : algorithm::pooling_avg_exclude_padding;
   }
   const Dims src_dims = {s.batch, s.channels, s.in_h, s.in_w};
   const Dims dst_dims = {s.batch, s.channels, s.out_h, s.out_w};
@@ -45,8 +44,8 @@ Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training,
   // blocks, so data is relaid around it.
   const pooling_forward::primitive_desc forward_pd(
       pooling_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference,
-                            algo, BlockedDesc4d(src_dims), BlockedDesc4d(dst_dims), strides,
-                            kernel, pad_l, pad_r_dims),
+                            algo, BlockedDesc4d(src_dims), BlockedDesc4d(dst_dims), strides, kernel,
+                            pad_l, pad_r_dims),
       context_.engine);
   forward_ = pooling_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();

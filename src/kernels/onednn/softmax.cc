@@ -21,8 +21,7 @@ Status Softmax::Init(const SoftmaxProblem& p, bool training) {
   dnnl::primitive backward;
   if (training) {
     backward = softmax_backward(softmax_backward::primitive_desc(
-        softmax_backward::desc(PlainDesc(dims), PlainDesc(dims), 1), context_.engine,
-        forward_pd));
+        softmax_backward::desc(PlainDesc(dims), PlainDesc(dims), 1), context_.engine, forward_pd));
   }
   passes_.Set(context_, dims, softmax_forward(forward_pd), backward);
   return Status::Ok();

@@ -12,8 +12,8 @@ void UnaryPasses::Set(const CpuContext& context, const Dims& dims, dnnl::primiti
   bwd_dst_ = UserMemory(context, dims);
   diff_dst_ = UserMemory(context, dims);
   diff_src_ = UserMemory(context, dims);
-  bwd_args_ = {{DNNL_ARG_DST, bwd_dst_}, {DNNL_ARG_DIFF_DST, diff_dst_},
-               {DNNL_ARG_DIFF_SRC, diff_src_}};
+  bwd_args_ = {
+      {DNNL_ARG_DST, bwd_dst_}, {DNNL_ARG_DIFF_DST, diff_dst_}, {DNNL_ARG_DIFF_SRC, diff_src_}};
 }
 
 void UnaryPasses::Forward(CpuContext& context, const float* src, float* dst) {

@@ -25,8 +25,7 @@ void WeightedPasses::SetBackward(const CpuContext& context, Scratch* scratch,
                                  const memory::desc& data_weights, const memory::desc& diff_src,
                                  dnnl::primitive weights, const memory::desc& weights_src,
                                  const memory::desc& weights_diff_dst,
-                                 const memory::desc& diff_weights,
-                                 const memory::desc& diff_bias) {
+                                 const memory::desc& diff_weights, const memory::desc& diff_bias) {
   backward_data_ = data;
   bwd_data_diff_dst_ = Relayout(context, user.dst, data_diff_dst, scratch);
   bwd_data_weights_ = Relayout(context, user.weights, data_weights, scratch);

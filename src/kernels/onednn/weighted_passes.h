@@ -41,8 +41,8 @@ class WeightedPasses {
   void Forward(CpuContext& context, const float* src, const float* weights, const float* bias,
                float* dst);
   // Any of diff_src, diff_weights, diff_bias may be null to skip it.
-  void Backward(CpuContext& context, const float* src, const float* diff_dst,
-                const float* weights, float* diff_src, float* diff_weights, float* diff_bias);
+  void Backward(CpuContext& context, const float* src, const float* diff_dst, const float* weights,
+                float* diff_src, float* diff_weights, float* diff_bias);
 
  private:
   void SetForward(const CpuContext& context, Scratch* scratch, const UserLayouts& user,

@@ -166,8 +166,8 @@ WindowSums SumWindow(const float* plane, int in_w, Span h, Span x) {
 
 }  // namespace
 
-void StochasticPoolForwardTrain(const PoolingShape& s, const float* src, const float* u,
-                                float* dst, int* mask) {
+void StochasticPoolForwardTrain(const PoolingShape& s, const float* src, const float* u, float* dst,
+                                int* mask) {
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
   ForEachWindow(s, [&](int p, int o, Span h, Span x) {

@@ -1,4 +1,4 @@
-#include "dist/progress_watchdog.h"
+#include "distributed/progress_watchdog.h"
 
 namespace dtrain {
 
@@ -38,9 +38,8 @@ void ProgressWatchdog::Watch() {
     const Clock::time_point deadline = since_ + timeout_;
     const char* watched = operation_;
     const Clock::time_point started = since_;
-    if (changed_.wait_until(lock, deadline, [&] {
-          return stop_ || operation_ != watched || since_ != started;
-        })) {
+    if (changed_.wait_until(lock, deadline,
+                            [&] { return stop_ || operation_ != watched || since_ != started; })) {
       continue;  // finished, or another operation began
     }
     const std::string what = operation_;

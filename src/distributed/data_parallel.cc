@@ -1,4 +1,4 @@
-#include "dist/data_parallel.h"
+#include "distributed/data_parallel.h"
 
 #include <algorithm>
 #include <chrono>
@@ -47,9 +47,8 @@ void DataParallel::PlanBuckets(const BucketOptions& options) {
                    [&](int a, int b) { return complete_after[a] > complete_after[b]; });
   size_t total = 0;
   for (const Tensor* p : params) total += static_cast<size_t>(p->count()) * sizeof(float);
-  bucket_bytes_ = options.bucket_bytes
-                      ? options.bucket_bytes
-                      : std::clamp(total / 8, size_t{1} << 20, size_t{25} << 20);
+  bucket_bytes_ = options.bucket_bytes ? options.bucket_bytes
+                                       : std::clamp(total / 8, size_t{1} << 20, size_t{25} << 20);
   const size_t first_bucket_bytes = std::min(options.first_bucket_bytes, bucket_bytes_);
   size_t bytes = 0;  // in the last bucket
   for (int p : order) {
@@ -75,7 +74,7 @@ void DataParallel::PlanBuckets(const BucketOptions& options) {
 }
 
 void DataParallel::OnLayerBackwardDone(int layer_index) {
-  if (!status_.ok()) return;
+  if (!status_.ok() || !exchange_enabled_) return;
   const std::vector<Tensor*>& params = net_.learnable_params();
   // Hand over every bucket this layer completed.
   while (next_bucket_ < buckets_.size() &&
@@ -111,6 +110,7 @@ void DataParallel::OnLayerBackwardDone(int layer_index) {
   if (timeline_) timeline_->Add("wait for gradients", Timeline::kTraining, wait_start, wait_end);
   next_bucket_ = 0;
   if (!status_.ok()) return;
+  ++exchanges_;
   const float scale = 1.f / static_cast<float>(communicator_.size());
   for (const Bucket& bucket : buckets_) {
     const float* from = bucket.data;
@@ -170,9 +170,10 @@ Status DataParallel::SynchronizeStatistics() {
     statistics_values_.insert(statistics_values_.end(), t->data(), t->data() + t->count());
   }
   if (watchdog_) watchdog_->Begin("the allreduce of the BatchNorm statistics");
-  status_ = communicator_.AllreduceSum(statistics_values_.data(),
-                                      static_cast<int64_t>(statistics_values_.size()))
-                .WithContext("averaging the BatchNorm statistics over ranks");
+  status_ =
+      communicator_
+          .AllreduceSum(statistics_values_.data(), static_cast<int64_t>(statistics_values_.size()))
+          .WithContext("averaging the BatchNorm statistics over ranks");
   if (watchdog_) watchdog_->End();
   if (!status_.ok()) return status_;
   const float scale = 1.f / static_cast<float>(communicator_.size());

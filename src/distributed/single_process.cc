@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 
 namespace dtrain {
 namespace {

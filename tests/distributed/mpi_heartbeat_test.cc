@@ -7,6 +7,7 @@
 #include <string>
 
 #include "data/data_test_util.h"
+#include "testing/mpi_jobs.h"
 #include "testing/run_command.h"
 
 namespace dtrain {
@@ -16,13 +17,13 @@ using testing::RunShell;
 
 #ifdef DTRAIN_HEARTBEAT_PAUSE_PROBE
 TEST(MpiHeartbeat, AResumedRankSaysThePauseWasItsOwn) {
-  if (RunShell("command -v mpirun >/dev/null").exit_code != 0) {
-    GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
-  }
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   const std::string script = R"(
-    cd ')" + dir.Path("") + R"('
-    mpirun --allow-run-as-root --timeout 60 -np 1 )" DTRAIN_HEARTBEAT_PAUSE_PROBE R"( 30 > out.txt 2>&1 &
+    cd ')" + dir.Path("") +
+                             R"('
+    mpirun --allow-run-as-root --timeout 60 -np 1 )" DTRAIN_HEARTBEAT_PAUSE_PROBE
+                             R"( 30 > out.txt 2>&1 &
     job=$!
     pid=
     for i in $(seq 300); do

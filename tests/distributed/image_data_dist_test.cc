@@ -8,8 +8,8 @@
 #include <string>
 
 #include "data/image_test_util.h"
-#include "dist/global_batch.h"
-#include "dist/rank_paths.h"
+#include "distributed/rank_job.h"
+#include "testing/mpi_jobs.h"
 #include "testing/run_command.h"
 #include "testing/weights_difference.h"
 
@@ -40,9 +40,10 @@ void WriteJob(const testing::TempDir& dir, const std::string& name, int batch) {
   WriteTextFile(dir.Path(name + "_net.prototxt"), R"(
 layer { name: "data" type: "ImageData" top: "data" top: "label"
   transform_param { scale: 0.00390625 crop_size: 6 mirror: true mean_value: 100 }
-  image_data_param { source: ")" + dir.Path("train.txt") + R"(" root_folder: ")" +
-                                                     dir.Path("img/") + R"(" batch_size: )" +
-                                                     std::to_string(batch) + R"(
+  image_data_param { source: ")" + dir.Path("train.txt") +
+                                                      R"(" root_folder: ")" + dir.Path("img/") +
+                                                      R"(" batch_size: )" + std::to_string(batch) +
+                                                      R"(
                      shuffle: true decode_threads: 2 } }
 layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip"
   inner_product_param { num_output: 2 weight_filler { type: "xavier" } } }
@@ -58,7 +59,7 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 // Two ranks of batch 4 read the two halves of each batch of 8 that one process reads, with the
 // same crops and mirrors: they train the same model.
 TEST(ImageDataParallel, TwoRanksTrainAsOneProcessWithTheWholeBatch) {
-  if (RunShell("command -v mpirun >/dev/null").exit_code != 0) GTEST_SKIP() << "no mpirun";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   WriteImages(dir);
   WriteJob(dir, "one", 8);
@@ -66,9 +67,10 @@ TEST(ImageDataParallel, TwoRanksTrainAsOneProcessWithTheWholeBatch) {
   const std::string train = std::string(DTRAIN_BINARY) + " train --threads=1 --solver=";
   auto one = RunShell(train + dir.Path("one_solver.prototxt") + " 2>&1");
   ASSERT_EQ(one.exit_code, 0) << one.output;
-  auto two = RunShell("mpirun --allow-run-as-root --oversubscribe --timeout 100 -np 2 --mca "
-                      "mpi_yield_when_idle 1 -x OMP_NUM_THREADS=1 " +
-                      train + dir.Path("two_solver.prototxt") + " 2>&1");
+  auto two = RunShell(
+      "mpirun --allow-run-as-root --oversubscribe --timeout 100 -np 2 --mca "
+      "mpi_yield_when_idle 1 -x OMP_NUM_THREADS=1 " +
+      train + dir.Path("two_solver.prototxt") + " 2>&1");
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_LE(testing::RelativeWeightDifference(dir.Path("two_iter_10.caffemodel"),
                                               dir.Path("one_iter_10.caffemodel")),

@@ -9,15 +9,14 @@
 #include <memory>
 #include <vector>
 
-#include "dist/backends/mpi_heartbeat.h"
-#include "dist/communicator.h"
+#include "distributed/backends/mpi_heartbeat.h"
+#include "distributed/communicator.h"
 
 namespace dtrain {
 namespace {
 
 bool LaunchedByMpi() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") ||
-         std::getenv("PMI_RANK");
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_RANK");
 }
 
 Status MpiError(const char* what, int code) {
@@ -47,7 +46,8 @@ std::vector<std::string> GatherHostNames(int size) {
   MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
                 MPI_CHAR, MPI_COMM_WORLD);
   std::vector<std::string> hosts;
-  for (int r = 0; r < size; ++r) hosts.emplace_back(&all[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
+  for (int r = 0; r < size; ++r)
+    hosts.emplace_back(&all[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
   return hosts;
 }
 
@@ -133,8 +133,9 @@ StatusOr<std::unique_ptr<Communicator>> CreateCommunicator() {
   const int code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
   if (code != MPI_SUCCESS) return MpiError("MPI_Init_thread", code);
   if (provided < MPI_THREAD_MULTIPLE) {
-    return Unsupported("this MPI library was built without MPI_THREAD_MULTIPLE, which dtrain's "
-                       "heartbeat thread needs");
+    return Unsupported(
+        "this MPI library was built without MPI_THREAD_MULTIPLE, which dtrain's "
+        "heartbeat thread needs");
   }
   return std::unique_ptr<Communicator>(new MpiCommunicator());
 }

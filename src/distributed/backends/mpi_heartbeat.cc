@@ -1,4 +1,4 @@
-#include "dist/backends/mpi_heartbeat.h"
+#include "distributed/backends/mpi_heartbeat.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -56,8 +56,8 @@ void MpiHeartbeat::Beat() {
   while (!stop_) {
     // A beat long after the last one: this process itself was stopped or starved meanwhile.
     const Clock::time_point now = Clock::now();
-    longest_pause_ = std::max(longest_pause_,
-                              std::chrono::duration<double>(now - last_beat_).count());
+    longest_pause_ =
+        std::max(longest_pause_, std::chrono::duration<double>(now - last_beat_).count());
     last_beat_ = now;
     lock.unlock();
     SendToAll();

@@ -1,4 +1,4 @@
-#include "dist/scaling_model.h"
+#include "scaling_model.h"
 
 #include <gtest/gtest.h>
 

@@ -57,9 +57,9 @@ class MpiHeartbeat {
   std::condition_variable stop_requested_;
   bool stop_ = false;
   std::vector<Peer> peers_;
-  Clock::time_point last_beat_;  // when this rank's beating thread last ran
-  double longest_pause_ = 0;     // the longest gap between two of its runs, in seconds
-  std::vector<int64_t> send_slots_;       // one in-flight message per peer
+  Clock::time_point last_beat_;      // when this rank's beating thread last ran
+  double longest_pause_ = 0;         // the longest gap between two of its runs, in seconds
+  std::vector<int64_t> send_slots_;  // one in-flight message per peer
   std::vector<MPI_Request> send_requests_;
   // Beats sent to and received from each peer (the beating thread's, then the destructor's).
   std::vector<int64_t> sent_, received_;

@@ -28,9 +28,9 @@
 #include <thread>
 #include <vector>
 
-#include "dist/communicator.h"
 #include "core/timeline.h"
-#include "dist/progress_watchdog.h"
+#include "distributed/communicator.h"
+#include "distributed/progress_watchdog.h"
 #include "net/net.h"
 #include "solver/solver.h"
 
@@ -53,6 +53,12 @@ class DataParallel {
   ~DataParallel();
   DataParallel(const DataParallel&) = delete;
   DataParallel& operator=(const DataParallel&) = delete;
+
+  // Whether the next backward passes hand their gradients over (the default). With iter_size > 1
+  // only the iteration's last pass does: the passes before it only add to the gradients.
+  void SetExchangeEnabled(bool enabled) { exchange_enabled_ = enabled; }
+  // Gradient exchanges completed (one per backward pass with the exchange enabled).
+  int64_t exchanges() const { return exchanges_; }
 
   Status BroadcastParameters();
   // Averages what each rank's layers gather alone (BatchNorm's mean and variance) over ranks.
@@ -79,7 +85,7 @@ class DataParallel {
 
  private:
   struct Bucket {
-    std::vector<int> params;  // indices into net.learnable_params(), in backward order
+    std::vector<int> params;    // indices into net.learnable_params(), in backward order
     int ready_after_layer = 0;  // the bucket is complete once this layer's backward has run
     size_t count = 0;           // floats in the bucket
     std::vector<float> values;  // packed gradients; empty for a one-tensor bucket, which is
@@ -98,8 +104,10 @@ class DataParallel {
   Timeline* timeline_;
   std::vector<Bucket> buckets_;
   size_t bucket_bytes_ = 0;
-  size_t next_bucket_ = 0;  // main thread: the next bucket to hand over in this backward
-  double wait_seconds_ = 0;  // main thread: waiting at the end of backward
+  bool exchange_enabled_ = true;
+  int64_t exchanges_ = 0;
+  size_t next_bucket_ = 0;           // main thread: the next bucket to hand over in this backward
+  double wait_seconds_ = 0;          // main thread: waiting at the end of backward
   std::vector<Tensor*> statistics_;  // BatchNorm blobs, averaged by SynchronizeStatistics
   std::vector<float> statistics_values_;
   Status status_;

@@ -1,6 +1,7 @@
 // Communicator: the processes of one training job and the collectives data-parallel training
-// needs. The only place dtrain talks MPI (src/dist/backends/mpi_communicator.cc); a build without
-// MPI, or a process not started by mpirun/srun, gets a one-process communicator and trains alone.
+// needs. The only place dtrain talks MPI (src/distributed/backends/mpi_communicator.cc); a build
+// without MPI, or a process not started by mpirun/srun, gets a one-process communicator and trains
+// alone.
 //
 // Collectives block until every rank has joined; all ranks must call them in the same order.
 // A communicator is created once per process (MPI allows one initialisation); its collectives

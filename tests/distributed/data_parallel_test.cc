@@ -1,6 +1,7 @@
 // Data-parallel training over MPI on this machine: mpirun starts N dtrain ranks (the same code
 // path as across hosts, over Open MPI's shared-memory and TCP transports), and N ranks with batch
 // b must train the same model as one process with batch N * b, from the same seed.
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,16 +12,15 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <regex>
-
-#include <google/protobuf/text_format.h>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "core/proto_io.h"
 #include "data/data_test_util.h"
-#include "dist/global_batch.h"
-#include "dist/rank_paths.h"
+#include "distributed/rank_job.h"
 #include "proto/net.pb.h"
+#include "testing/data_parallel_job.h"
+#include "testing/mpi_jobs.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 #include "testing/weights_difference.h"
@@ -28,7 +28,9 @@
 namespace dtrain {
 namespace {
 
+using testing::EditSolver;
 using testing::RunShell;
+using testing::WriteJob;
 using testing::WriteTextFile;
 
 std::string ReadFile(const std::string& path) {
@@ -41,54 +43,6 @@ std::string ReadFile(const std::string& path) {
 std::string Mpirun(int ranks) {
   return "mpirun --allow-run-as-root --oversubscribe --timeout 100 -np " + std::to_string(ranks) +
          " --mca mpi_yield_when_idle 1 -x OMP_NUM_THREADS=1 ";
-}
-
-bool HaveMpirun() { return RunShell("command -v mpirun >/dev/null").exit_code == 0; }
-
-// A small conv net on a generated LMDB, with random crops and mirroring: they are drawn per
-// record position, so the ranks' shards of an iteration are exactly the single process's batch. Its TEST phase (batch 8 from the same LMDB,
-// accuracy and loss) runs when `solver_extra` sets test_iter and test_interval; `batch_norm`
-// puts a BatchNorm layer on the input.
-void WriteJob(const testing::TempDir& dir, const std::string& name, int batch, int iterations,
-              const std::string& source = "", const std::string& solver_extra = "",
-              bool batch_norm = false) {
-  const std::string lmdb = source.empty() ? dir.Path("lmdb") : source;
-  const std::string input = batch_norm ? "normalized" : "data";
-  WriteTextFile(dir.Path(name + "_net.prototxt"), R"(name: "dp"
-layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TRAIN }
-  transform_param { scale: 0.00390625 crop_size: 11 mirror: true }
-  data_param { source: ")" + lmdb + R"(" batch_size: )" + std::to_string(batch) + R"( } }
-layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TEST }
-  transform_param { scale: 0.00390625 crop_size: 11 }
-  data_param { source: ")" + lmdb + R"(" batch_size: 8 } }
-)" + (batch_norm ? R"(layer { name: "bn" type: "BatchNorm" bottom: "data" top: "normalized" }
-)" : "") + R"(layer { name: "conv1" type: "Convolution" bottom: ")" + input + R"(" top: "conv1"
-  convolution_param { num_output: 8 kernel_size: 5 weight_filler { type: "xavier" } } }
-layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
-layer { name: "pool1" type: "Pooling" bottom: "conv1" top: "pool1"
-  pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
-layer { name: "ip1" type: "InnerProduct" bottom: "pool1" top: "ip1"
-  inner_product_param { num_output: 10 weight_filler { type: "xavier" } } }
-layer { name: "accuracy" type: "Accuracy" bottom: "ip1" bottom: "label" top: "accuracy"
-  include { phase: TEST } }
-layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip1" bottom: "label" top: "loss" }
-)");
-  WriteTextFile(dir.Path(name + "_solver.prototxt"),
-                "net: '" + dir.Path(name + "_net.prototxt") +
-                    "'\nbase_lr: 0.05 momentum: 0.9 weight_decay: 0.0005 lr_policy: 'fixed'\n"
-                    "display: 10 max_iter: " + std::to_string(iterations) +
-                    " random_seed: 7 snapshot: 0 snapshot_prefix: '" + dir.Path(name) + "'\n" +
-                    solver_extra + "\n");
-}
-
-// Replaces the first `from` in the solver file of job `name` by `to`.
-void EditSolver(const testing::TempDir& dir, const std::string& name, const std::string& from,
-                const std::string& to) {
-  const std::string path = dir.Path(name + "_solver.prototxt");
-  std::string text = ReadFile(path);
-  ASSERT_NE(text.find(from), std::string::npos) << from;
-  text.replace(text.find(from), from.size(), to);
-  WriteTextFile(path, text);
 }
 
 std::string Train(const testing::TempDir& dir, const std::string& name, int ranks,
@@ -104,7 +58,7 @@ std::string Train(const testing::TempDir& dir, const std::string& name, int rank
 using testing::RelativeWeightDifference;
 
 TEST(DataParallel, RanksTimesBatchEqualsOneProcessWithTheWholeBatch) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 128, 1, 12, 10);  // 128 images, 1x12x12
   WriteJob(dir, "one", 32, 20);
@@ -128,7 +82,7 @@ TEST(DataParallel, RanksTimesBatchEqualsOneProcessWithTheWholeBatch) {
 // Small buckets: ip1's weights (5 KiB) travel while conv1's backward runs; ip1's bias and conv1's
 // weights and bias (< 1 KiB together) follow in a second bucket.
 TEST(DataParallel, ManySmallBucketsGiveTheSameModel) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
   WriteJob(dir, "one", 32, 10);
@@ -144,23 +98,23 @@ TEST(DataParallel, ManySmallBucketsGiveTheSameModel) {
 }
 
 TEST(DataParallel, TheSameRunTwiceGivesBitIdenticalWeights) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
   WriteJob(dir, "a", 16, 10);
   WriteJob(dir, "b", 16, 10);
   Train(dir, "a", 2);
   Train(dir, "b", 2);
-  EXPECT_EQ(RelativeWeightDifference(dir.Path("a_iter_10.caffemodel"),
-                                     dir.Path("b_iter_10.caffemodel")),
-            0.0);
+  EXPECT_EQ(
+      RelativeWeightDifference(dir.Path("a_iter_10.caffemodel"), dir.Path("b_iter_10.caffemodel")),
+      0.0);
 }
 
 // Intel Caffe's per-worker files: with `source: "lmdb_%#"` rank r reads all of lmdb_r, not a
 // strided share. With two identical copies, 2 ranks x batch 8 then train exactly as one process
 // with batch 8 (a strided share would make it batch 16; an unexpanded path would not open).
 TEST(DataParallel, PerRankSourcesReadTheirOwnFiles) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb_0"), 64, 1, 12, 10);
   testing::WriteTrainableLmdb(dir.Path("lmdb_1"), 64, 1, 12, 10);
@@ -174,13 +128,12 @@ TEST(DataParallel, PerRankSourcesReadTheirOwnFiles) {
 }
 
 TEST(DataParallel, LogDirGetsEveryRanksLogAndOnlyRankZeroTalks) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 32, 1, 12, 10);
   WriteJob(dir, "job", 8, 4);
-  auto r = RunShell(Mpirun(2) + std::string(DTRAIN_BINARY) +
-                    " train --threads=1 --log-dir=" + dir.Path("logs") +
-                    " --solver=" + dir.Path("job_solver.prototxt") + " 2>&1");
+  auto r = RunShell(Mpirun(2) + std::string(DTRAIN_BINARY) + " train --threads=1 --log-dir=" +
+                    dir.Path("logs") + " --solver=" + dir.Path("job_solver.prototxt") + " 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // The console shows one rank's progress: the first display line once, not twice.
   size_t lines = 0;
@@ -199,14 +152,17 @@ TEST(DataParallel, LogDirGetsEveryRanksLogAndOnlyRankZeroTalks) {
 // Open MPI waits forever for a stopped rank; dtrain's watchdog must end the job, naming the
 // operation, within the collective timeout plus a margin.
 TEST(DataParallel, AStoppedRankEndsTheJobWithinTheTimeout) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
   WriteJob(dir, "job", 16, 1000000);
-  const std::string script = R"(
-    cd ')" + dir.Path("") + R"('
-    )" + Mpirun(2) + std::string(DTRAIN_BINARY) +
-                             R"( train --threads=1 --collective-timeout=3 --log-dir=logs --solver=job_solver.prototxt > out.txt 2>&1 &
+  const std::string script =
+      R"(
+    cd ')" +
+      dir.Path("") + R"('
+    )" +
+      Mpirun(2) + std::string(DTRAIN_BINARY) +
+      R"( train --threads=1 --collective-timeout=3 --log-dir=logs --solver=job_solver.prototxt > out.txt 2>&1 &
     job=$!
     pid=
     for i in $(seq 300); do
@@ -233,7 +189,8 @@ TEST(DataParallel, AStoppedRankEndsTheJobWithinTheTimeout) {
   EXPECT_NE(r.output.find("rank 0 of 2"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("has made no progress for"), std::string::npos) << r.output;
   // The heartbeat names the stopped rank: it has been silent since SIGSTOP.
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(missing: rank 1 \(host [^)]+\): silent for)")))
+  EXPECT_TRUE(
+      std::regex_search(r.output, std::regex(R"(missing: rank 1 \(host [^)]+\): silent for)")))
       << r.output;
   std::cout << m[0] << "\n";
 }
@@ -241,7 +198,7 @@ TEST(DataParallel, AStoppedRankEndsTheJobWithinTheTimeout) {
 // The test phase is split over the ranks (rank r runs test iterations r, r + N, ...) and the
 // scores summed: 2 ranks print the scores one process prints over the same 8 test batches.
 TEST(DataParallel, TestPhaseIsSplitOverRanksAndGivesTheSameScores) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 128, 1, 12, 10);
   const std::string test = "test_iter: 8 test_interval: 10";
@@ -249,14 +206,16 @@ TEST(DataParallel, TestPhaseIsSplitOverRanksAndGivesTheSameScores) {
   WriteJob(dir, "two", 16, 10, "", test);
   const std::string one = Train(dir, "one", 1);
   const std::string two = Train(dir, "two", 2);
-  const std::regex final_test(R"(Final test scores \(net #0, iteration 10\): accuracy ([-0-9.e+]+), loss ([-0-9.e+]+))");
+  const std::regex final_test(
+      R"(Final test scores \(net #0, iteration 10\): accuracy ([-0-9.e+]+), loss ([-0-9.e+]+))");
   std::smatch a, b;
   ASSERT_TRUE(std::regex_search(one, a, final_test)) << one;
   ASSERT_TRUE(std::regex_search(two, b, final_test)) << two;
   EXPECT_NEAR(std::stod(a[1]), std::stod(b[1]), 1e-6) << a[0] << " vs " << b[0];
   EXPECT_NEAR(std::stod(a[2]), std::stod(b[2]), 1e-4) << a[0] << " vs " << b[0];
   // The display line reports the whole job's rate, the ranks and the communication wait.
-  EXPECT_TRUE(std::regex_search(two, std::regex(R"(img/s \(2 ranks x [0-9.]+\), [0-9]+% waiting for gradients)")))
+  EXPECT_TRUE(std::regex_search(
+      two, std::regex(R"(img/s \(2 ranks x [0-9.]+\), [0-9]+% waiting for gradients)")))
       << two;
 }
 
@@ -264,7 +223,7 @@ TEST(DataParallel, TestPhaseIsSplitOverRanksAndGivesTheSameScores) {
 // history and the data position to every rank; the resumed run ends bit-identical to the
 // uninterrupted one.
 TEST(DataParallel, ResumingEndsBitIdenticalToTheUninterruptedRun) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 72, 1, 12, 10);  // epochs end mid-batch
   WriteJob(dir, "whole", 16, 20);
@@ -285,7 +244,7 @@ TEST(DataParallel, ResumingEndsBitIdenticalToTheUninterruptedRun) {
 // over ranks before a snapshot. Right after the data layer they depend on the data alone, so the
 // 2-rank snapshot holds the mean of what one process reading each rank's file holds.
 TEST(DataParallel, BatchNormStatisticsAreAveragedOverRanks) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb_0"), 32, 1, 12, 10, /*seed=*/1);
   testing::WriteTrainableLmdb(dir.Path("lmdb_1"), 32, 1, 12, 10, /*seed=*/2);
@@ -320,24 +279,25 @@ TEST(DataParallel, BatchNormStatisticsAreAveragedOverRanks) {
 // A rank that fails alone (here: its per-rank LMDB is missing) ends the whole job at once,
 // saying which rank failed and why, instead of leaving the others waiting for it.
 TEST(DataParallel, AnErrorOnOneRankEndsTheJobNamingTheRank) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb_0"), 32, 1, 12, 10);
   WriteJob(dir, "job", 8, 1000, dir.Path("lmdb_%#"));
   const auto start = std::chrono::steady_clock::now();
-  auto r = RunShell(Mpirun(2) + std::string(DTRAIN_BINARY) + " train --threads=1 --solver=" +
-                    dir.Path("job_solver.prototxt") + " 2>&1");
+  auto r = RunShell(Mpirun(2) + std::string(DTRAIN_BINARY) +
+                    " train --threads=1 --solver=" + dir.Path("job_solver.prototxt") + " 2>&1");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_LT(seconds, 30) << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(error on rank 1 of 2 \(host [^)]+\): .*lmdb_1)")))
+  EXPECT_TRUE(
+      std::regex_search(r.output, std::regex(R"(error on rank 1 of 2 \(host [^)]+\): .*lmdb_1)")))
       << r.output;
 }
 
 // lr_scaling: LINEAR multiplies base_lr by the number of ranks.
 TEST(DataParallel, LinearLearningRateScalingMultipliesByTheRanks) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
   WriteJob(dir, "plain", 16, 10);  // base_lr 0.05
@@ -345,7 +305,8 @@ TEST(DataParallel, LinearLearningRateScalingMultipliesByTheRanks) {
   EditSolver(dir, "scaled", "base_lr: 0.05", "base_lr: 0.025");
   Train(dir, "plain", 2);
   const std::string log = Train(dir, "scaled", 2);
-  EXPECT_NE(log.find("lr_scaling: LINEAR: base_lr 0.025 x 2 ranks = 0.05"), std::string::npos) << log;
+  EXPECT_NE(log.find("lr_scaling: LINEAR: base_lr 0.025 x 2 ranks = 0.05"), std::string::npos)
+      << log;
   EXPECT_EQ(RelativeWeightDifference(dir.Path("scaled_iter_10.caffemodel"),
                                      dir.Path("plain_iter_10.caffemodel")),
             0.0);
@@ -355,7 +316,7 @@ TEST(DataParallel, LinearLearningRateScalingMultipliesByTheRanks) {
 // on the training thread, each bucket's allreduce on the communication thread, starting after
 // that iteration's backward began and ending before the training thread's wait for it ends.
 TEST(DataParallel, TimelineShowsEveryBucketsAllreduceInsideItsIteration) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 64, 1, 12, 10);
   WriteJob(dir, "job", 16, 6);
@@ -363,14 +324,17 @@ TEST(DataParallel, TimelineShowsEveryBucketsAllreduceInsideItsIteration) {
   for (int rank = 0; rank < 2; ++rank) {
     const std::string path = dir.Path("trace.rank" + std::to_string(rank) + ".json");
     const nlohmann::json trace = nlohmann::json::parse(ReadFile(path));
-    struct Span { long long begin, end; };
+    struct Span {
+      long long begin, end;
+    };
     std::map<std::string, std::vector<Span>> spans;
     for (const auto& e : trace) {
       if (!e.contains("ph") || e["ph"] != "X") continue;
       EXPECT_EQ(e["pid"], rank);
       const std::string name = e["name"];
       EXPECT_EQ(e["tid"], name.rfind("allreduce", 0) == 0 ? 1 : 0) << name;
-      spans[name].push_back({e["ts"].get<long long>(), e["ts"].get<long long>() + e["dur"].get<long long>()});
+      spans[name].push_back(
+          {e["ts"].get<long long>(), e["ts"].get<long long>() + e["dur"].get<long long>()});
     }
     ASSERT_EQ(spans["forward"].size(), 6u) << path;
     ASSERT_EQ(spans["backward"].size(), 6u);
@@ -389,7 +353,7 @@ TEST(DataParallel, TimelineShowsEveryBucketsAllreduceInsideItsIteration) {
 // --global-batch: the solver's batch_size is the job's; 2 ranks read 16 each and train exactly
 // as one process reading 32 from the same files.
 TEST(DataParallel, GlobalBatchSharesTheSolversBatchOverRanks) {
-  if (!HaveMpirun()) GTEST_SKIP() << "mpirun not installed (scripts/install-deps.sh installs it)";
+  if (const std::string why = testing::WhyNoMpiJobs(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 128, 1, 12, 10);
   WriteJob(dir, "one", 32, 10);
@@ -409,7 +373,8 @@ TEST(GlobalBatch, DividesOnlyTrainPhaseDataLayersAndRejectsUnevenShares) {
       layer { name: "train" type: "Data" top: "d" include { phase: TRAIN } data_param { batch_size: 64 } }
       layer { name: "test" type: "Data" top: "d" include { phase: TEST } data_param { batch_size: 100 } }
       layer { name: "both" type: "Data" top: "e" data_param { batch_size: 10 } }
-    })", &solver));
+    })",
+                                                            &solver));
   SolverParameter four = solver;
   auto changed = SplitGlobalBatch(&four, 4);
   ASSERT_TRUE(changed.ok()) << changed.status().message();
@@ -429,7 +394,8 @@ TEST(GlobalBatch, DividesEveryDataLayerOfADedicatedTrainNet) {
     train_net_param {
       layer { name: "a" type: "Data" top: "d" data_param { batch_size: 64 } }
       layer { name: "b" type: "Data" top: "e" include { phase: TEST } data_param { batch_size: 10 } }
-    })", &solver));
+    })",
+                                                            &solver));
   auto changed = SplitGlobalBatch(&solver, 2);
   ASSERT_TRUE(changed.ok()) << changed.status().message();
   EXPECT_EQ(changed.value(), std::vector<std::string>{"a: 64 -> 32"});
@@ -442,8 +408,8 @@ TEST(DataParallel, LinearScalingWithGlobalBatchIsRefused) {
   testing::TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 16, 1, 12, 10);
   WriteJob(dir, "job", 8, 2, "", "lr_scaling: LINEAR");
-  auto r = RunShell(std::string(DTRAIN_BINARY) + " train --global-batch --solver=" +
-                    dir.Path("job_solver.prototxt") + " 2>&1");
+  auto r = RunShell(std::string(DTRAIN_BINARY) +
+                    " train --global-batch --solver=" + dir.Path("job_solver.prototxt") + " 2>&1");
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("lr_scaling: LINEAR scales the rate for a global batch N times the "
                           "solver's; with --global-batch"),

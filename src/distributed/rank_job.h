@@ -1,0 +1,70 @@
+// RankJob: the job one rank of a data-parallel run trains, resolved in one place from the
+// solver file, the rank, the number of ranks and the flags of `dtrain train`:
+// - "%#"/"%*" (Intel Caffe's convention) stand for the rank and the number of ranks in the
+//   solver's path, its `net` and `snapshot_prefix`, and every Data and ImageData layer's
+//   `source`, so that one prototxt serves every worker with files of its own (e.g. `source:
+//   "shard_%#_of_%*"`, `source: "train_%#.txt"` as `dtrain split-list` writes them); a layer whose
+//   source names a per-rank file reads all of it instead of a strided share;
+// - a solver path with "%#" is a solver per rank (`dtrain launch --per-worker-files`): its train
+//   net's data layers read all of their sources;
+// - --global-batch: the batch_size of the train net's Data and ImageData layers is the whole
+//   job's, and each of N ranks reads batch_size / N of it (Caffe's files give the per-process
+//   batch; Intel Caffe made users edit it per node). Test-phase layers keep their batch: test
+//   passes are split by iterations instead;
+// - lr_scaling: LINEAR multiplies base_lr by the ranks; --iterations replaces max_iter,
+//   --engine the solver's engine;
+// - Caffe's snapshot_prefix rule: none means the solver file's path without its extension; a
+//   prefix naming a directory ("dir/") gets the solver file's name appended.
+// A net that must be edited is read from its file and inlined (net_param, train_net_param).
+// Reads the solver and net files; otherwise pure (no logging, nothing written).
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "proto/solver.pb.h"
+
+namespace dtrain {
+
+struct JobRequest {
+  std::string solver_path;  // --solver, possibly with %# and %*
+  int rank = 0;
+  int world = 1;            // the number of ranks
+  int iterations = -1;      // --iterations; -1: the solver's max_iter
+  std::optional<std::string> engine;  // --engine; none: the solver's
+  bool global_batch = false;
+};
+
+struct RankJob {
+  std::string solver_path;  // with %# and %* expanded
+  SolverParameter solver;   // as this rank trains it
+  // Data layers (by name) that read a file of their own rather than a share of a common one.
+  std::set<std::string> per_rank_sources;
+  bool shard_train_net = true;  // false for a solver per rank
+  // What was rewritten, a line each for the log ("--global-batch over 2 rank(s): data: 64 -> 32").
+  std::vector<std::string> changes;
+};
+
+StatusOr<RankJob> ResolveRankJob(const JobRequest& request);
+// The resolved job in a few lines for the start of the log (STYLE: the resolved configuration).
+std::string DescribeRankJob(const RankJob& job, const JobRequest& request);
+
+// The pieces, for `dtrain launch --per-worker-files`, `dtrain split-list` and the pre-flight:
+std::string ExpandRankPattern(const std::string& text, int rank, int size);
+// Expands `snapshot_prefix`, `net` and every Data and ImageData source of the solver's nets (a
+// `net` file holding a pattern is inlined); the layers whose source changed go to
+// `per_rank_layers`.
+Status ExpandRankPatterns(SolverParameter* solver, int rank, int size,
+                          std::set<std::string>* per_rank_layers);
+// Divides by `ranks` the batch_size of the Data layers that feed training: in a net shared by
+// both phases (`net`), those the TRAIN phase keeps and the TEST phase does not; in a dedicated
+// `train_net`, all that the TRAIN phase keeps. A batch that does not divide evenly is an error
+// naming the layer. Returns the changed layers as "name: 64 -> 32".
+StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int ranks);
+// Reads the solver's `net` and `train_net` files into net_param and train_net_param.
+Status InlineNetFiles(SolverParameter* solver);
+
+}  // namespace dtrain
