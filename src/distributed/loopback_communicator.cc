@@ -120,7 +120,8 @@ Status LoopbackGroup::Combine() {
     DT_CHECK(kind == "BroadcastBytes");
     for (int r = 0; r < size_; ++r) {
       if (r != first.root) {
-        *static_cast<std::string*>(buffers[r]) = *static_cast<const std::string*>(buffers[first.root]);
+        *static_cast<std::string*>(buffers[r]) =
+            *static_cast<const std::string*>(buffers[first.root]);
       }
     }
   }

@@ -12,7 +12,8 @@ namespace dtrain {
 namespace {
 
 void ReplaceAll(std::string* text, const std::string& from, const std::string& to) {
-  for (size_t at = text->find(from); at != std::string::npos; at = text->find(from, at + to.size())) {
+  for (size_t at = text->find(from); at != std::string::npos;
+       at = text->find(from, at + to.size())) {
     text->replace(at, from.size(), to);
   }
 }
@@ -130,8 +131,9 @@ StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int
         SplitBatches(*solver, solver->mutable_train_net_param(), ranks, true, &changed));
   }
   if (changed.empty()) {
-    return InvalidArgument("--global-batch: the train net has no Data layer included only in "
-                           "the TRAIN phase whose batch could be shared");
+    return InvalidArgument(
+        "--global-batch: the train net has no Data layer included only in "
+        "the TRAIN phase whose batch could be shared");
   }
   return changed;
 }
@@ -153,9 +155,10 @@ StatusOr<RankJob> ResolveRankJob(const JobRequest& request) {
     solver.set_engine(*request.engine);
   }
   if (solver.lr_scaling() == SolverParameter::LINEAR && request.global_batch) {
-    return InvalidArgument("lr_scaling: LINEAR scales the rate for a global batch N times the "
-                           "solver's; with --global-batch the batch stays the solver's, so the "
-                           "two do not go together");
+    return InvalidArgument(
+        "lr_scaling: LINEAR scales the rate for a global batch N times the "
+        "solver's; with --global-batch the batch stays the solver's, so the "
+        "two do not go together");
   }
   if (solver.lr_scaling() == SolverParameter::LINEAR && request.world > 1) {
     std::ostringstream change;
@@ -182,9 +185,9 @@ StatusOr<RankJob> ResolveRankJob(const JobRequest& request) {
 std::string DescribeRankJob(const RankJob& job, const JobRequest& request) {
   const SolverParameter& s = job.solver;
   std::ostringstream out;
-  out << "Job of rank " << request.rank << " of " << request.world << ": solver "
-      << job.solver_path << "; net "
-      << (s.has_net() ? s.net()
+  out << "Job of rank " << request.rank << " of " << request.world << ": solver " << job.solver_path
+      << "; net "
+      << (s.has_net()         ? s.net()
           : s.has_net_param() ? "inlined"
           : s.has_train_net() ? s.train_net()
                               : "inlined train_net")

@@ -32,8 +32,8 @@ namespace dtrain {
 struct JobRequest {
   std::string solver_path;  // --solver, possibly with %# and %*
   int rank = 0;
-  int world = 1;            // the number of ranks
-  int iterations = -1;      // --iterations; -1: the solver's max_iter
+  int world = 1;                      // the number of ranks
+  int iterations = -1;                // --iterations; -1: the solver's max_iter
   std::optional<std::string> engine;  // --engine; none: the solver's
   bool global_batch = false;
 };

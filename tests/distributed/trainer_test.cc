@@ -2,6 +2,8 @@
 // on a LoopbackGroup's communicator, as each MPI rank of `dtrain train` has its own. The same
 // assertions as the mpirun tests (tests/distributed/data_parallel_test.cc), without mpirun, in
 // builds with and without MPI.
+#include "distributed/trainer.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,7 +14,6 @@
 
 #include "data/data_test_util.h"
 #include "distributed/loopback_communicator.h"
-#include "distributed/trainer.h"
 #include "solver/solver.h"
 #include "solver/upgrade_solver.h"
 #include "testing/data_parallel_job.h"
@@ -110,8 +111,8 @@ TEST(Trainer, IterSizeTwoExchangesGradientsOncePerIteration) {
   std::cout << "iter_size 2 on 2 ranks vs one process with the whole batch: relative weight "
                "difference "
             << difference << "; " << two.float_allreduces() << " float allreduces of "
-            << two.floats_summed() << " floats in 10 iterations ("
-            << ranks[0].parameter_floats << " parameters)\n";
+            << two.floats_summed() << " floats in 10 iterations (" << ranks[0].parameter_floats
+            << " parameters)\n";
 }
 
 }  // namespace

@@ -13,15 +13,22 @@ void WriteJob(const TempDir& dir, const std::string& name, int batch, int iterat
               const std::string& source, const std::string& solver_extra, bool batch_norm) {
   const std::string lmdb = source.empty() ? dir.Path("lmdb") : source;
   const std::string input = batch_norm ? "normalized" : "data";
-  WriteTextFile(dir.Path(name + "_net.prototxt"), R"(name: "dp"
+  WriteTextFile(
+      dir.Path(name + "_net.prototxt"),
+      R"(name: "dp"
 layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TRAIN }
   transform_param { scale: 0.00390625 crop_size: 11 mirror: true }
-  data_param { source: ")" + lmdb + R"(" batch_size: )" + std::to_string(batch) + R"( } }
+  data_param { source: ")" +
+          lmdb + R"(" batch_size: )" + std::to_string(batch) + R"( } }
 layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TEST }
   transform_param { scale: 0.00390625 crop_size: 11 }
-  data_param { source: ")" + lmdb + R"(" batch_size: 8 } }
-)" + (batch_norm ? R"(layer { name: "bn" type: "BatchNorm" bottom: "data" top: "normalized" }
-)" : "") + R"(layer { name: "conv1" type: "Convolution" bottom: ")" + input + R"(" top: "conv1"
+  data_param { source: ")" +
+          lmdb + R"(" batch_size: 8 } }
+)" +
+          (batch_norm ? R"(layer { name: "bn" type: "BatchNorm" bottom: "data" top: "normalized" }
+)"
+                      : "") +
+          R"(layer { name: "conv1" type: "Convolution" bottom: ")" + input + R"(" top: "conv1"
   convolution_param { num_output: 8 kernel_size: 5 weight_filler { type: "xavier" } } }
 layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
 layer { name: "pool1" type: "Pooling" bottom: "conv1" top: "pool1"
@@ -35,9 +42,9 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip1" bottom: "label" top: 
   WriteTextFile(dir.Path(name + "_solver.prototxt"),
                 "net: '" + dir.Path(name + "_net.prototxt") +
                     "'\nbase_lr: 0.05 momentum: 0.9 weight_decay: 0.0005 lr_policy: 'fixed'\n"
-                    "display: 10 max_iter: " + std::to_string(iterations) +
-                    " random_seed: 7 snapshot: 0 snapshot_prefix: '" + dir.Path(name) + "'\n" +
-                    solver_extra + "\n");
+                    "display: 10 max_iter: " +
+                    std::to_string(iterations) + " random_seed: 7 snapshot: 0 snapshot_prefix: '" +
+                    dir.Path(name) + "'\n" + solver_extra + "\n");
 }
 
 void EditSolver(const TempDir& dir, const std::string& name, const std::string& from,
