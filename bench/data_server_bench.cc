@@ -13,6 +13,8 @@
 // cores as the clients. --consumer-img-s is the rate
 // at which training consumes CIFAR images (bench/data_server.sh measures cifar10_quick with
 // `dtrain time`); each CIFAR row then shows its multiple of it (target: >= 10).
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>

@@ -1,5 +1,6 @@
 #include "data/data_server_client.h"
 
+#include <asio.hpp>
 #include <thread>
 
 #include "core/logging.h"
@@ -40,12 +41,17 @@ StatusOr<DataServerEndpoint> ParseDataServerUri(const std::string& uri, bool lis
   return endpoint;
 }
 
+struct DataServerClient::Transport {
+  asio::io_context io;
+  asio::ip::tcp::socket socket{io};
+};
+
 DataServerClient::DataServerClient(const DataServerClientOptions& options)
-    : options_(options), socket_(io_) {}
+    : options_(options), transport_(new Transport()) {}
 
 DataServerClient::~DataServerClient() {
   asio::error_code ec;
-  socket_.close(ec);
+  transport_->socket.close(ec);
 }
 
 StatusOr<std::unique_ptr<DataServerClient>> DataServerClient::Connect(
@@ -64,31 +70,31 @@ DataServerClient::Clock::time_point DataServerClient::Deadline() const {
 void DataServerClient::Interrupt() {
   interrupted_ = true;
   // Run by the blocked thread's io_context: closing the socket ends its pending operation.
-  asio::post(io_, [this] {
+  asio::post(transport_->io, [this] {
     asio::error_code ignored;
-    socket_.close(ignored);
+    transport_->socket.close(ignored);
   });
 }
 
 Status DataServerClient::RunUntil(Clock::time_point deadline, const char* what,
                                   const asio::error_code& result) {
-  io_.restart();
-  if (!interrupted_) io_.run_until(deadline);
+  transport_->io.restart();
+  if (!interrupted_) transport_->io.run_until(deadline);
   if (interrupted_) {
     if (!done_) {
       asio::error_code ignored;
-      socket_.close(ignored);
-      io_.restart();
-      io_.run();
+      transport_->socket.close(ignored);
+      transport_->io.restart();
+      transport_->io.run();
     }
     connected_ = false;
     return Status(StatusCode::kInternal, Where() + ": interrupted");
   }
   if (!done_) {  // timed out: cancel the operation and let its handler run
     asio::error_code ignored;
-    socket_.close(ignored);
-    io_.restart();
-    io_.run();
+    transport_->socket.close(ignored);
+    transport_->io.restart();
+    transport_->io.run();
     connected_ = false;
     return IoError(Where() + ": timed out " + what);
   }
@@ -102,10 +108,11 @@ Status DataServerClient::RunUntil(Clock::time_point deadline, const char* what,
 Status DataServerClient::Write(const std::string& bytes, Clock::time_point deadline) {
   asio::error_code result;
   done_ = false;
-  asio::async_write(socket_, asio::buffer(bytes), [this, &result](asio::error_code ec, size_t) {
-    result = ec;
-    done_ = true;
-  });
+  asio::async_write(transport_->socket, asio::buffer(bytes),
+                    [this, &result](asio::error_code ec, size_t) {
+                      result = ec;
+                      done_ = true;
+                    });
   return RunUntil(deadline, "sending", result);
 }
 
@@ -113,10 +120,11 @@ Status DataServerClient::ReadFrame(FrameType expected, google::protobuf::Message
                                    std::string* body, Clock::time_point deadline) {
   asio::error_code result;
   done_ = false;
-  asio::async_read(socket_, asio::buffer(header_), [this, &result](asio::error_code ec, size_t) {
-    result = ec;
-    done_ = true;
-  });
+  asio::async_read(transport_->socket, asio::buffer(header_),
+                   [this, &result](asio::error_code ec, size_t) {
+                     result = ec;
+                     done_ = true;
+                   });
   DT_RETURN_IF_ERROR(RunUntil(deadline, "waiting for the server", result));
   StatusOr<FrameHeader> decoded = DecodeFrameHeader(header_.data(), kServerFrameLimits);
   if (!decoded.ok()) return decoded.status().WithContext(Where());
@@ -127,7 +135,7 @@ Status DataServerClient::ReadFrame(FrameType expected, google::protobuf::Message
   payload->resize(header.body_length);
   const std::array<asio::mutable_buffer, 2> buffers = {asio::buffer(meta_), asio::buffer(*payload)};
   done_ = false;
-  asio::async_read(socket_, buffers, [this, &result](asio::error_code ec, size_t) {
+  asio::async_read(transport_->socket, buffers, [this, &result](asio::error_code ec, size_t) {
     result = ec;
     done_ = true;
   });
@@ -137,19 +145,19 @@ Status DataServerClient::ReadFrame(FrameType expected, google::protobuf::Message
 
 Status DataServerClient::OpenOnce(Clock::time_point deadline) {
   asio::error_code ec;
-  socket_.close(ec);
-  asio::ip::tcp::resolver resolver(io_);
+  transport_->socket.close(ec);
+  asio::ip::tcp::resolver resolver(transport_->io);
   const auto endpoints = resolver.resolve(endpoint_.host, endpoint_.port, ec);
   if (ec) return IoError(Where() + ": cannot resolve '" + endpoint_.host + "': " + ec.message());
   asio::error_code result;
   done_ = false;
-  asio::async_connect(socket_, endpoints,
+  asio::async_connect(transport_->socket, endpoints,
                       [this, &result](asio::error_code connect_ec, const asio::ip::tcp::endpoint&) {
                         result = connect_ec;
                         done_ = true;
                       });
   DT_RETURN_IF_ERROR(RunUntil(deadline, "connecting", result));
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  transport_->socket.set_option(asio::ip::tcp::no_delay(true), ec);
   connected_ = true;
 
   DataServerChallenge challenge;
@@ -196,8 +204,8 @@ Status DataServerClient::SendSubscription(Clock::time_point deadline) {
 
 Status DataServerClient::Subscribe(const DataServerSubscribe& subscribe) {
   if (interrupted_) {  // a restart after an interruption: drop its pending close, go on
-    io_.restart();
-    io_.poll();
+    transport_->io.restart();
+    transport_->io.poll();
     interrupted_ = false;
     connected_ = false;
   }

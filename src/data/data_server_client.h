@@ -9,17 +9,18 @@
 // waiting for: the sequence goes on as if nothing happened. A refusal by the server (wrong
 // secret, batch size) or a malformed frame is not retried.
 //
-// Blocking calls on the caller's thread (standalone Asio, run with deadlines); one thread at a
+// Blocking calls on the caller's thread (standalone Asio, run with deadlines, kept out of this
+// header so that the Data layer's includers do not compile it); one thread at a
 // time, except Interrupt, which any thread may call to make the blocking call in progress (and
 // any later one, until the next Subscribe) return an error at once.
 #pragma once
 
-#include <asio.hpp>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <system_error>
 
 #include "core/status.h"
 #include "data/data_server_frame.h"
@@ -84,14 +85,14 @@ class DataServerClient {
                    Clock::time_point deadline);
   // Runs the io_context until the pending operation completes or `deadline` passes (then the
   // socket is closed and the result is a timeout naming `what`).
-  Status RunUntil(Clock::time_point deadline, const char* what, const asio::error_code& result);
+  Status RunUntil(Clock::time_point deadline, const char* what, const std::error_code& result);
   Clock::time_point Deadline() const;
   std::string Where() const { return "data server " + options_.uri; }
 
   DataServerClientOptions options_;
   DataServerEndpoint endpoint_;
-  asio::io_context io_;
-  asio::ip::tcp::socket socket_;
+  struct Transport;  // Asio's io_context and socket
+  std::unique_ptr<Transport> transport_;
   bool connected_ = false;
   std::atomic<bool> interrupted_{false};
   bool done_ = false;  // the pending asynchronous operation has completed

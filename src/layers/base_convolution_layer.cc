@@ -25,8 +25,8 @@ Status ReadPair(const google::protobuf::RepeatedField<uint32_t>& field, const ch
 
 }  // namespace
 
-Status ReadConvolutionWindow(const ConvolutionParameter& p, reference::Window2d* window) {
-  reference::Window2d& w = *window;
+Status ReadConvolutionWindow(const ConvolutionParameter& p, kernels::Window2d* window) {
+  kernels::Window2d& w = *window;
   if (p.has_kernel_h() || p.has_kernel_w()) {
     if (p.kernel_size_size() > 0) {
       return InvalidArgument("give kernel_size or kernel_h/kernel_w, not both");
@@ -154,7 +154,7 @@ Status BaseConvolutionLayer::Reshape(const TensorVec& bottom, const TensorVec& t
     }
   }
   num_bottoms_ = static_cast<int>(bottom.size());
-  const reference::Window2d& w = window_;
+  const kernels::Window2d& w = window_;
   const int out_h = OutputSize(in.shape(2), w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
   const int out_w = OutputSize(in.shape(3), w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
   if (out_h <= 0 || out_w <= 0) {
@@ -179,11 +179,6 @@ Status BaseConvolutionLayer::Reshape(const TensorVec& bottom, const TensorVec& t
   conv_.groups = group_;
   conv_.window = window_;
   return ReshapeKernel();
-}
-
-Status BaseConvolutionLayer::ReshapeKernel() {
-  col_buffer_.resize(reference::ColumnBufferSize(conv_));
-  return Status::Ok();
 }
 
 }  // namespace dtrain

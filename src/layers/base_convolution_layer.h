@@ -1,6 +1,6 @@
 // BaseConvolutionLayer: what Convolution and Deconvolution share (Caffe's BaseConvolutionLayer):
 // reading and validating ConvolutionParameter, creating or checking the learnable blobs, shaping
-// tops, and the column scratch buffer.
+// and tops.
 //
 // Parameters: num_output, bias_term, kernel_size / pad / stride (once, or once per spatial axis)
 // or their kernel_h/_w, pad_h/_w, stride_h/_w forms, dilation (once or per axis), group,
@@ -16,14 +16,14 @@
 
 #include <vector>
 
-#include "kernels/reference/convolution.h"
+#include "kernels/convolution.h"
 #include "layers/layer.h"
 
 namespace dtrain {
 
 // Reads the window fields of `p` (kernel, stride, pad, dilation, in their single, per-axis and
 // _h/_w forms) into `window`; an error names the field. Shared with Im2col.
-Status ReadConvolutionWindow(const ConvolutionParameter& p, reference::Window2d* window);
+Status ReadConvolutionWindow(const ConvolutionParameter& p, kernels::Window2d* window);
 
 class BaseConvolutionLayer : public Layer {
  public:
@@ -43,17 +43,15 @@ class BaseConvolutionLayer : public Layer {
   virtual bool reverse_dimensions() const = 0;
   // Spatial size of the top along one axis, from the bottom's size along it.
   virtual int OutputSize(int in, int kernel, int pad, int stride, int dilation) const = 0;
-  // Prepares the kernel for conv_ (just set by Reshape). Default: the reference kernel's column
-  // buffer.
-  virtual Status ReshapeKernel();
+  // Prepares the kernel for conv_ (just set by Reshape).
+  virtual Status ReshapeKernel() = 0;
 
   int num_output_ = 0;
   int group_ = 1;
   int channels_ = 0;  // of the bottom
   bool bias_term_ = true;
-  reference::Window2d window_;
-  reference::ConvolutionShape conv_;
-  std::vector<float> col_buffer_;
+  kernels::Window2d window_;
+  kernels::ConvolutionShape conv_;
   int num_bottoms_ = 1;
 
  private:

@@ -1,7 +1,6 @@
 #include "layers/batch_norm_layer.h"
 
-#include <algorithm>
-#include <cmath>
+#include <string>
 
 #include "proto/layer_params.pb.h"
 
@@ -52,17 +51,10 @@ Status BatchNormLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   num_ = bottom[0]->shape(0);
   spatial_ = num_ * channels_ == 0 ? 0 : bottom[0]->count() / (num_ * channels_);
   top[0]->ReshapeLike(*bottom[0]);
-  x_norm_.ReshapeLike(*bottom[0]);
   mean_.resize(channels_);
   variance_.resize(channels_);
-  stddev_.resize(channels_);
-  // Implementation list: oneDNN, then the loops below.
-  const onednn::BatchNormProblem problem{num_, channels_, spatial_, eps_, use_global_stats_};
-  StatusOr<bool> changed = kernel_.Update(
-      engine_, problem, [&] { return onednn::BatchNorm::Create(problem, /*training=*/true); },
-      &engine_report_);
-  if (!changed.ok()) return Error(changed.status().message());
-  return Status::Ok();
+  return UpdateKernel(
+      kernel_, kernels::BatchNormProblem{num_, channels_, spatial_, eps_, use_global_stats_});
 }
 
 void BatchNormLayer::ReadGlobalStats() {
@@ -86,92 +78,18 @@ void BatchNormLayer::UpdateRunningStats() {
   }
 }
 
-Status BatchNormLayer::ForwardFast(onednn::BatchNorm& fast, const Tensor& bottom, Tensor& top) {
-  if (use_global_stats_) ReadGlobalStats();
-  // Backward needs the input; in place, the forward pass overwrites it, so keep a copy.
-  if (&bottom == &top) {
-    std::copy(bottom.data(), bottom.data() + bottom.count(), x_norm_.mutable_data());
-  }
-  fast.Forward(bottom.data(), top.mutable_data(), mean_.data(), variance_.data());
-  if (!use_global_stats_) UpdateRunningStats();
-  return Status::Ok();
-}
-
 Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
-  if (onednn::BatchNorm* fast = kernel_.fast()) return ForwardFast(*fast, *bottom[0], *top[0]);
-  const float* x = bottom[0]->data();
-  float* y = top[0]->mutable_data();
-  const double m = static_cast<double>(num_) * spatial_;  // elements per channel
-  auto at = [&](int n, int c) { return (static_cast<int64_t>(n) * channels_ + c) * spatial_; };
-
-  std::vector<float>& variance = variance_;
-  if (use_global_stats_) {
-    ReadGlobalStats();
-  } else {
-    for (int c = 0; c < channels_; ++c) {
-      double sum = 0, sum_sq = 0;
-      for (int n = 0; n < num_; ++n) {
-        for (int64_t s = 0; s < spatial_; ++s) sum += x[at(n, c) + s];
-      }
-      const double mean = m > 0 ? sum / m : 0;
-      for (int n = 0; n < num_; ++n) {
-        for (int64_t s = 0; s < spatial_; ++s) {
-          const double d = x[at(n, c) + s] - mean;
-          sum_sq += d * d;
-        }
-      }
-      mean_[c] = static_cast<float>(mean);
-      variance[c] = m > 0 ? static_cast<float>(sum_sq / m) : 0.f;
-    }
-    UpdateRunningStats();
-  }
-  float* xn = x_norm_.mutable_data();
-  for (int c = 0; c < channels_; ++c) {
-    stddev_[c] = std::sqrt(variance[c] + eps_);
-    for (int n = 0; n < num_; ++n) {
-      for (int64_t s = 0; s < spatial_; ++s) {
-        const int64_t k = at(n, c) + s;
-        y[k] = (x[k] - mean_[c]) / stddev_[c];
-        xn[k] = y[k];
-      }
-    }
-  }
+  if (use_global_stats_) ReadGlobalStats();
+  kernel_->Forward(bottom[0]->data(), top[0]->mutable_data(), mean_.data(), variance_.data());
+  if (!use_global_stats_) UpdateRunningStats();
   return Status::Ok();
 }
 
 void BatchNormLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                   const TensorVec& bottom) {
   if (!propagate_down[0]) return;
-  if (onednn::BatchNorm* fast = kernel_.fast()) {
-    const float* src = bottom[0] == top[0] ? x_norm_.data() : bottom[0]->data();
-    fast->Backward(src, mean_.data(), variance_.data(), top[0]->diff(), bottom[0]->mutable_diff());
-    return;
-  }
-  const float* dy = top[0]->diff();
-  const float* y = x_norm_.data();
-  float* dx = bottom[0]->mutable_diff();  // may be dy itself (in place): read before written
-  const double m = static_cast<double>(num_) * spatial_;
-  auto at = [&](int n, int c) { return (static_cast<int64_t>(n) * channels_ + c) * spatial_; };
-  for (int c = 0; c < channels_; ++c) {
-    double mean_dy = 0, mean_dy_y = 0;
-    if (!use_global_stats_ && m > 0) {
-      for (int n = 0; n < num_; ++n) {
-        for (int64_t s = 0; s < spatial_; ++s) {
-          const int64_t k = at(n, c) + s;
-          mean_dy += dy[k];
-          mean_dy_y += static_cast<double>(dy[k]) * y[k];
-        }
-      }
-      mean_dy /= m;
-      mean_dy_y /= m;
-    }
-    for (int n = 0; n < num_; ++n) {
-      for (int64_t s = 0; s < spatial_; ++s) {
-        const int64_t k = at(n, c) + s;
-        dx[k] = static_cast<float>((dy[k] - mean_dy - mean_dy_y * y[k]) / stddev_[c]);
-      }
-    }
-  }
+  kernel_->Backward(bottom[0]->data(), top[0]->data(), mean_.data(), variance_.data(),
+                    top[0]->diff(), bottom[0]->mutable_diff());
 }
 
 }  // namespace dtrain

@@ -15,11 +15,13 @@
 // not trained: param_propagate_down is false for all three and their lr_mult is forced to 0.
 //
 // Backward with batch statistics: dx = (dy - mean(dy) - mean(dy * y) * y) / sqrt(var + eps) per
-// channel; with global statistics: dx = dy / sqrt(var + eps). Implementations, in order: oneDNN
-// (kernels/onednn/batch_norm.h), then the loops in this layer.
+// channel; with global statistics: dx = dy / sqrt(var + eps). Computed by the BatchNorm op's
+// kernel (kernels/batch_norm.h); this layer keeps the running statistics.
 #pragma once
 
-#include "kernels/onednn/batch_norm.h"
+#include <vector>
+
+#include "kernels/batch_norm.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -48,12 +50,9 @@ class BatchNormLayer : public Layer {
   int64_t spatial_ = 1;  // count / (num * channels)
   void ReadGlobalStats();
   void UpdateRunningStats();
-  Status ForwardFast(onednn::BatchNorm& fast, const Tensor& bottom, Tensor& top);
 
-  std::vector<float> mean_, variance_, stddev_;  // per channel, from the last Forward
-  Tensor x_norm_;  // reference: the last Forward's output, kept for Backward (in place may clobber
-                   // y); oneDNN in place: the last Forward's input
-  KernelChoice<onednn::BatchNorm, onednn::BatchNormProblem> kernel_;
+  std::vector<float> mean_, variance_;  // per channel, of the last Forward
+  kernels::KernelChoice<kernels::BatchNormKernel, kernels::BatchNormProblem> kernel_;
 };
 
 }  // namespace dtrain

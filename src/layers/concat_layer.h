@@ -3,11 +3,13 @@
 // Bottoms: one or more, with the same number of axes and equal dims except along the concat axis.
 // Top: their concatenation, in bottom order. Parameters: concat_param.axis (default 1, negative
 // counts from the end) or the legacy concat_dim (not both). With a single bottom the top shares its
-// data and diff. Backward copies each bottom's slice of the top diff back. Implementations, in
-// order: oneDNN (kernels/onednn/concat.h), then plain copies.
+// data and diff. Backward copies each bottom's slice of the top diff back. Computed by the Concat
+// op's kernel (kernels/concat.h).
 #pragma once
 
-#include "kernels/onednn/concat.h"
+#include <vector>
+
+#include "kernels/concat.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -27,12 +29,9 @@ class ConcatLayer : public Layer {
                     const TensorVec& bottom) override;
 
  private:
-  int axis_ = 1;
-  int64_t num_concats_ = 1;  // count(0, axis)
-  int64_t inner_ = 1;        // count(axis + 1)
-  onednn::ConcatProblem problem_;
-  KernelChoice<onednn::Concat, onednn::ConcatProblem> kernel_;
-  std::vector<const float*> sources_;  // bottom data pointers, for the oneDNN kernel
+  kernels::ConcatProblem problem_;  // updated in place, so a steady-state Reshape allocates nothing
+  kernels::KernelChoice<kernels::JoinKernel, kernels::ConcatProblem> kernel_;
+  std::vector<const float*> sources_;  // bottom data pointers
 };
 
 }  // namespace dtrain

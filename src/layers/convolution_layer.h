@@ -4,14 +4,11 @@
 //   H_out = (H + 2 * pad_h - (dilation_h * (kernel_h - 1) + 1)) / stride_h + 1 (rounded down).
 //
 // Weights (num_output, C / group, kernel_h, kernel_w), bias (num_output). Channels are split
-// into `group` independent groups. Parameters as in BaseConvolutionLayer. Implementations, in
-// order: oneDNN (kernels/onednn/convolution.h), then the reference im2col + sgemm
-// (kernels/reference/convolution.h); chosen per problem, see layers/engine.h.
+// into `group` independent groups. Parameters as in BaseConvolutionLayer. Computed by the
+// Convolution op's kernel (kernels/convolution.h), chosen per problem from its list.
 #pragma once
 
-#include <memory>
-
-#include "kernels/onednn/convolution.h"
+#include "kernels/convolution.h"
 #include "layers/base_convolution_layer.h"
 
 namespace dtrain {
@@ -30,7 +27,7 @@ class ConvolutionLayer : public BaseConvolutionLayer {
                     const TensorVec& bottom) override;
 
  private:
-  KernelChoice<onednn::Convolution, reference::ConvolutionShape> kernel_;
+  kernels::KernelChoice<kernels::LinearKernel, kernels::ConvolutionProblem> kernel_;
 };
 
 }  // namespace dtrain

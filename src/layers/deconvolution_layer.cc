@@ -1,10 +1,17 @@
 #include "layers/deconvolution_layer.h"
 
+#include "kernels/reference/convolution.h"
+
 namespace dtrain {
 
 // The kernel problem conv_ runs from top (its src) to bottom (its dst); see
 // BaseConvolutionLayer. So this layer's forward is the convolution's backward-data, and its
 // backward-data is the convolution's forward.
+
+Status DeconvolutionLayer::ReshapeKernel() {
+  col_buffer_.resize(reference::ColumnBufferSize(conv_));
+  return Status::Ok();
+}
 
 int DeconvolutionLayer::OutputSize(int in, int kernel, int pad, int stride, int dilation) const {
   return stride * (in - 1) + dilation * (kernel - 1) + 1 - 2 * pad;

@@ -6,8 +6,12 @@
 //
 // Weights (C, num_output / group, kernel_h, kernel_w), as Caffe stores them; bias (num_output),
 // added to the top. Parameters are ConvolutionParameter's (see BaseConvolutionLayer); a bilinear
-// weight_filler with group == C == num_output gives a fixed bilinear upsampler.
+// weight_filler with group == C == num_output gives a fixed bilinear upsampler. One
+// implementation: the reference convolution's functions run backwards (kernels/reference/
+// convolution.h), with the column buffer this layer owns.
 #pragma once
+
+#include <vector>
 
 #include "layers/base_convolution_layer.h"
 
@@ -21,9 +25,13 @@ class DeconvolutionLayer : public BaseConvolutionLayer {
  protected:
   bool reverse_dimensions() const override { return true; }
   int OutputSize(int in, int kernel, int pad, int stride, int dilation) const override;
+  Status ReshapeKernel() override;
   Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
   void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                     const TensorVec& bottom) override;
+
+ private:
+  std::vector<float> col_buffer_;
 };
 
 }  // namespace dtrain

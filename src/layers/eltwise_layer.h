@@ -7,10 +7,12 @@
 //   MAX            y = max_i x_i. The winning bottom is kept per element (the first with the
 //                  largest value, except that a tie between bottoms 0 and 1 goes to 1, as in
 //                  Caffe) and the gradient flows to it alone.
-// Implementations, in order: oneDNN (SUM only; kernels/onednn/eltwise_sum.h), then plain loops.
+// Computed by the Eltwise op's kernel (kernels/eltwise.h).
 #pragma once
 
-#include "kernels/onednn/eltwise_sum.h"
+#include <vector>
+
+#include "kernels/eltwise.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -30,12 +32,9 @@ class EltwiseLayer : public Layer {
                     const TensorVec& bottom) override;
 
  private:
-  int op_ = 1;                  // EltwiseParameter::EltwiseOp
-  std::vector<float> coeffs_;   // SUM: one per bottom
-  std::vector<int> max_index_;  // MAX: winning bottom per element
-  onednn::EltwiseSumProblem problem_;
-  KernelChoice<onednn::EltwiseSum, onednn::EltwiseSumProblem> kernel_;
-  std::vector<const float*> sources_;  // bottom data pointers, for the oneDNN kernel
+  kernels::EltwiseProblem problem_;  // operation and coefficients set up once; count per Reshape
+  kernels::KernelChoice<kernels::JoinKernel, kernels::EltwiseProblem> kernel_;
+  std::vector<const float*> sources_;  // bottom data pointers
 };
 
 }  // namespace dtrain

@@ -1,5 +1,6 @@
 #include "layers/im2col_layer.h"
 
+#include "kernels/reference/im2col.h"
 #include "layers/base_convolution_layer.h"
 #include "proto/layer_params.pb.h"
 
@@ -20,11 +21,9 @@ Status Im2colLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   channels_ = in.shape(1);
   height_ = in.shape(2);
   width_ = in.shape(3);
-  const reference::Window2d& w = window_;
-  const int out_h =
-      reference::ConvOutputSize(height_, w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
-  const int out_w =
-      reference::ConvOutputSize(width_, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
+  const kernels::Window2d& w = window_;
+  const int out_h = kernels::ConvOutputSize(height_, w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
+  const int out_w = kernels::ConvOutputSize(width_, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
   if (out_h <= 0 || out_w <= 0) {
     return Error("the dilated kernel " + std::to_string(w.DilatedKernelH()) + "x" +
                  std::to_string(w.DilatedKernelW()) + " is larger than the padded input of " +

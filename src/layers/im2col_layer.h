@@ -7,7 +7,7 @@
 // Convolution computes them. Backward: col2im, summing every copy back into its pixel.
 #pragma once
 
-#include "kernels/reference/im2col.h"
+#include "kernels/window.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -27,7 +27,7 @@ class Im2colLayer : public Layer {
                     const TensorVec& bottom) override;
 
  private:
-  reference::Window2d window_;
+  kernels::Window2d window_;
   int channels_ = 0, height_ = 0, width_ = 0;
 };
 

@@ -73,47 +73,21 @@ Status InnerProductLayer::Reshape(const TensorVec& bottom, const TensorVec& top)
   std::vector<int> top_shape(in.shape().begin(), in.shape().begin() + axis);
   top_shape.push_back(shape_.n);
   top[0]->Reshape(top_shape);
-  // Implementation list: oneDNN, then the reference sgemm.
-  StatusOr<bool> changed = kernel_.Update(
-      engine_, shape_,
-      [&] { return onednn::InnerProduct::Create(shape_, bias_term_, /*training=*/true, scratch_); },
-      &engine_report_);
-  if (!changed.ok()) return Error(changed.status().message());
-  return Status::Ok();
+  return UpdateKernel(kernel_, kernels::InnerProductProblem{shape_, bias_term_});
 }
 
 Status InnerProductLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
-  if (onednn::InnerProduct* fast = kernel_.fast()) {
-    fast->Forward(bottom[0]->data(), blobs_[0]->data(), bias_term_ ? blobs_[1]->data() : nullptr,
-                  top[0]->mutable_data());
-    return Status::Ok();
-  }
-  reference::InnerProductForward(shape_, bottom[0]->data(), blobs_[0]->data(),
-                                 bias_term_ ? blobs_[1]->data() : nullptr, top[0]->mutable_data());
+  kernel_->Forward(bottom[0]->data(), blobs_[0]->data(), bias_term_ ? blobs_[1]->data() : nullptr,
+                   top[0]->mutable_data());
   return Status::Ok();
 }
 
 void InnerProductLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                      const TensorVec& bottom) {
-  const float* top_diff = top[0]->diff();
-  if (onednn::InnerProduct* fast = kernel_.fast()) {
-    fast->Backward(bottom[0]->data(), top_diff, blobs_[0]->data(),
-                   propagate_down[0] ? bottom[0]->mutable_diff() : nullptr,
-                   param_propagate_down(0) ? blobs_[0]->mutable_diff() : nullptr,
-                   bias_term_ && param_propagate_down(1) ? blobs_[1]->mutable_diff() : nullptr);
-    return;
-  }
-  if (param_propagate_down(0)) {
-    reference::InnerProductBackwardWeights(shape_, bottom[0]->data(), top_diff,
-                                           blobs_[0]->mutable_diff());
-  }
-  if (bias_term_ && param_propagate_down(1)) {
-    reference::InnerProductBackwardBias(shape_, top_diff, blobs_[1]->mutable_diff());
-  }
-  if (propagate_down[0]) {
-    reference::InnerProductBackwardData(shape_, top_diff, blobs_[0]->data(),
-                                        bottom[0]->mutable_diff());
-  }
+  kernel_->Backward(bottom[0]->data(), top[0]->diff(), blobs_[0]->data(),
+                    propagate_down[0] ? bottom[0]->mutable_diff() : nullptr,
+                    param_propagate_down(0) ? blobs_[0]->mutable_diff() : nullptr,
+                    bias_term_ && param_propagate_down(1) ? blobs_[1]->mutable_diff() : nullptr);
 }
 
 }  // namespace dtrain

@@ -6,12 +6,11 @@
 // into K inputs. top = bottom * W^T + bias, with weights W of shape (num_output, K), or (K,
 // num_output) when `transpose` is set, and bias (num_output) when bias_term. Parameters:
 // num_output, bias_term, weight_filler, bias_filler, axis, transpose. K is fixed at setup: later
-// bottoms may change the batch axes only. Implementations, in order: oneDNN
-// (kernels/onednn/inner_product.h), then the reference sgemm. Not thread-safe.
+// bottoms may change the batch axes only. Computed by the InnerProduct op's kernel
+// (kernels/inner_product.h). Not thread-safe.
 #pragma once
 
-#include "kernels/onednn/inner_product.h"
-#include "kernels/reference/inner_product.h"
+#include "kernels/inner_product.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -39,8 +38,8 @@ class InnerProductLayer : public Layer {
   Status CheckAxis(const Tensor& bottom, int* axis) const;
 
   bool bias_term_ = true;
-  reference::InnerProductShape shape_;
-  KernelChoice<onednn::InnerProduct, reference::InnerProductShape> kernel_;
+  kernels::InnerProductShape shape_;
+  kernels::KernelChoice<kernels::LinearKernel, kernels::InnerProductProblem> kernel_;
 };
 
 }  // namespace dtrain

@@ -25,6 +25,7 @@
 #include "core/scratch.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "kernels/kernel_list.h"
 #include "layers/engine.h"
 #include "proto/net.pb.h"
 
@@ -117,6 +118,17 @@ class Layer {
   virtual Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) = 0;
   virtual void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                             const TensorVec& bottom) = 0;
+
+  // Points `choice` (a kernels::KernelChoice) at its op's kernel for `problem`; the op's list runs
+  // only when the problem changed, and sets engine_report(). A decline that the engine makes an
+  // error comes back naming this layer. Kernels prepare both passes in every phase, since Caffe
+  // runs backward in TEST nets too (force_backward).
+  template <typename Choice, typename Problem>
+  Status UpdateKernel(Choice& choice, const Problem& problem) {
+    StatusOr<bool> changed =
+        choice.Update(problem, {engine_, /*training=*/true, scratch_}, &engine_report_);
+    return changed.ok() ? Status::Ok() : Error(changed.status().message());
+  }
 
   // The engine name this layer was given, for layers that build inner layers.
   const std::string& engine_name() const { return engine_name_; }

@@ -5,13 +5,11 @@
 //   WITHIN_CHANNEL:   scale = 1 + alpha / local_size^2 * sum of bottom^2 over a local_size^2 square
 //
 // Windows are centred and zero-padded. Parameters: local_size (odd, default 5), alpha (1), beta
-// (0.75), k (1; as in Caffe, WITHIN_CHANNEL ignores it and uses 1), norm_region. The layer keeps
-// the scale of the last forward for backward. No learnable parameters. Implementations, in order:
-// oneDNN (kernels/onednn/lrn.h), then the reference loops. Not thread-safe.
+// (0.75), k (1; as in Caffe, WITHIN_CHANNEL ignores it and uses 1), norm_region. No learnable
+// parameters. Computed by the LRN op's kernel (kernels/lrn.h). Not thread-safe.
 #pragma once
 
-#include "kernels/onednn/lrn.h"
-#include "kernels/reference/lrn.h"
+#include "kernels/lrn.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -33,10 +31,8 @@ class LRNLayer : public Layer {
                     const TensorVec& bottom) override;
 
  private:
-  bool across_channels_ = true;
-  reference::LrnShape shape_;
-  Tensor scale_;  // reference kernel only
-  KernelChoice<onednn::Lrn, reference::LrnShape> kernel_;
+  kernels::LrnProblem problem_;  // parameters set up once; shape per Reshape
+  kernels::KernelChoice<kernels::UnaryKernel, kernels::LrnProblem> kernel_;
 };
 
 }  // namespace dtrain

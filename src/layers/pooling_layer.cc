@@ -1,6 +1,5 @@
 #include "layers/pooling_layer.h"
 
-#include <algorithm>
 #include <string>
 
 #include "proto/layer_params.pb.h"
@@ -18,8 +17,10 @@ int PoolingLayer::MaxTopBlobs() const {
 
 Status PoolingLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   const PoolingParameter& p = param_.pooling_param();
-  is_max_ = p.pool() == PoolingParameter::MAX;
-  stochastic_ = p.pool() == PoolingParameter::STOCHASTIC;
+  problem_.method = p.pool() == PoolingParameter::MAX   ? kernels::PoolMethod::kMax
+                    : p.pool() == PoolingParameter::AVE ? kernels::PoolMethod::kAverage
+                                                        : kernels::PoolMethod::kStochastic;
+  problem_.training = phase_ == TRAIN;
   global_ = p.global_pooling();
   round_up_ = p.round_mode() == PoolingParameter::CEIL;
   if (p.has_ceil_mode()) {  // the fork spelling
@@ -29,7 +30,7 @@ Status PoolingLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
     }
     round_up_ = p.ceil_mode();
   }
-  reference::Window2d& w = shape_.window;
+  kernels::Window2d& w = problem_.shape.window;
   if (global_) {
     if (p.has_kernel_size() || p.has_kernel_h() || p.has_kernel_w()) {
       return Error("global_pooling takes the whole image; kernel size cannot be given");
@@ -84,90 +85,44 @@ Status PoolingLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   if (in.num_axes() != 4) {
     return Error("needs a 4-D (N, C, H, W) bottom, got shape " + in.ShapeString());
   }
-  reference::Window2d& w = shape_.window;
-  shape_.batch = in.shape(0);
-  shape_.channels = in.shape(1);
-  shape_.in_h = in.shape(2);
-  shape_.in_w = in.shape(3);
+  kernels::PoolingShape& s = problem_.shape;
+  kernels::Window2d& w = s.window;
+  s.batch = in.shape(0);
+  s.channels = in.shape(1);
+  s.in_h = in.shape(2);
+  s.in_w = in.shape(3);
   if (global_) {
-    w.kernel_h = shape_.in_h;
-    w.kernel_w = shape_.in_w;
+    w.kernel_h = s.in_h;
+    w.kernel_w = s.in_w;
   }
-  if (w.kernel_h > shape_.in_h + 2 * w.pad_h || w.kernel_w > shape_.in_w + 2 * w.pad_w) {
+  if (w.kernel_h > s.in_h + 2 * w.pad_h || w.kernel_w > s.in_w + 2 * w.pad_w) {
     return Error("kernel " + Pair(w.kernel_h, w.kernel_w) + " is larger than the padded input: " +
                  "bottom shape " + in.ShapeString() + ", pad " + Pair(w.pad_h, w.pad_w));
   }
   const bool padded = w.pad_h > 0 || w.pad_w > 0;
-  shape_.out_h =
-      reference::PooledSize(shape_.in_h, w.kernel_h, w.pad_h, w.stride_h, round_up_, padded);
-  shape_.out_w =
-      reference::PooledSize(shape_.in_w, w.kernel_w, w.pad_w, w.stride_w, round_up_, padded);
-  const std::vector<int> top_shape = {shape_.batch, shape_.channels, shape_.out_h, shape_.out_w};
+  s.out_h = kernels::PooledSize(s.in_h, w.kernel_h, w.pad_h, w.stride_h, round_up_, padded);
+  s.out_w = kernels::PooledSize(s.in_w, w.kernel_w, w.pad_w, w.stride_w, round_up_, padded);
+  const std::vector<int> top_shape = {s.batch, s.channels, s.out_h, s.out_w};
   for (Tensor* t : top) t->Reshape(top_shape);
-  return ReshapeKernel(top.size() > 1);
-}
-
-// Implementation list: oneDNN, then the reference loops (which alone can output the argmax).
-Status PoolingLayer::ReshapeKernel(bool mask_top) {
-  StatusOr<bool> changed = kernel_.Update(
-      engine_, shape_,
-      [&]() -> StatusOr<std::unique_ptr<onednn::Pooling>> {
-        if (mask_top) return Unsupported("the argmax top (mask) is a reference-only output");
-        if (stochastic_) return Unsupported("oneDNN has no STOCHASTIC pooling");
-        if (engine_ != Engine::kOnednn) {
-          return Unsupported(
-              "on dtrain's plain NCHW tensors, oneDNN pooling (relaid into channel blocks and "
-              "back) ran slower than the reference loops on every benchmark net; engine: ONEDNN "
-              "forces it");
-        }
-        return onednn::Pooling::Create(shape_, is_max_, /*training=*/true, scratch_);
-      },
-      &engine_report_);
-  if (!changed.ok()) return Error(changed.status().message());
-  if (*changed && (is_max_ || stochastic_) && !kernel_.fast()) {
-    mask_.resize(static_cast<size_t>(shape_.batch) * shape_.channels * shape_.out_h * shape_.out_w);
-  }
-  return Status::Ok();
+  problem_.argmax_top = top.size() > 1;
+  return UpdateKernel(kernel_, problem_);
 }
 
 Status PoolingLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
-  if (onednn::Pooling* fast = kernel_.fast()) {
-    fast->Forward(bottom[0]->data(), top[0]->mutable_data());
-    return Status::Ok();
-  }
-  if (stochastic_ && phase_ == TRAIN) {
-    uniforms_.resize(mask_.size());
+  const bool draws = problem_.method == kernels::PoolMethod::kStochastic && problem_.training;
+  if (draws) {
+    uniforms_.resize(top[0]->count());
     for (float& u : uniforms_) u = rng_.Uniform(0.f, 1.f);
-    reference::StochasticPoolForwardTrain(shape_, bottom[0]->data(), uniforms_.data(),
-                                          top[0]->mutable_data(), mask_.data());
-    return Status::Ok();
   }
-  if (stochastic_) {
-    reference::StochasticPoolForwardTest(shape_, bottom[0]->data(), top[0]->mutable_data());
-    return Status::Ok();
-  }
-  if (!is_max_) {
-    reference::AvePoolForward(shape_, bottom[0]->data(), top[0]->mutable_data());
-    return Status::Ok();
-  }
-  reference::MaxPoolForward(shape_, bottom[0]->data(), top[0]->mutable_data(), mask_.data());
-  if (top.size() > 1) std::copy(mask_.begin(), mask_.end(), top[1]->mutable_data());
+  kernel_->Forward(bottom[0]->data(), draws ? uniforms_.data() : nullptr, top[0]->mutable_data(),
+                   top.size() > 1 ? top[1]->mutable_data() : nullptr);
   return Status::Ok();
 }
 
 void PoolingLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                 const TensorVec& bottom) {
   if (!propagate_down[0]) return;
-  if (onednn::Pooling* fast = kernel_.fast()) {
-    fast->Backward(top[0]->diff(), bottom[0]->mutable_diff());
-  } else if (is_max_ || (stochastic_ && phase_ == TRAIN)) {  // to the element chosen
-    reference::MaxPoolBackward(shape_, top[0]->diff(), mask_.data(), bottom[0]->mutable_diff());
-  } else if (stochastic_) {
-    reference::StochasticPoolBackwardTest(shape_, bottom[0]->data(), top[0]->diff(),
-                                          bottom[0]->mutable_diff());
-  } else {
-    reference::AvePoolBackward(shape_, top[0]->diff(), bottom[0]->mutable_diff());
-  }
+  kernel_->Backward(bottom[0]->data(), top[0]->diff(), bottom[0]->mutable_diff());
 }
 
 }  // namespace dtrain

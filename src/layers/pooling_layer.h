@@ -7,22 +7,19 @@
 // STOCHASTIC (Caffe's, which Caffe runs only on GPUs; inputs non-negative, e.g. after a ReLU):
 // in TRAIN each window outputs one element drawn with probability proportional to its value
 // (the gradient goes to it), in TEST the weighted average sum(x^2) / sum(x); the draws come from
-// the layer's seed (kernels/reference/pooling.h).
+// the layer's seed.
 // Parameters: pool (MAX, AVE, STOCHASTIC), kernel_size or kernel_h/kernel_w,
 // stride or stride_h/stride_w (default 1), pad or pad_h/pad_w (default 0, must be < kernel),
 // global_pooling (kernel = the whole H x W; no kernel, pad or stride may be set), round_mode.
 // MAX may have a second top holding, as floats, the argmax index (h * W + w) within the channel.
-// AVE divides by the window size clipped to the padded image (see kernels/reference/pooling.h).
-// No learnable parameters. Implementations, in order: oneDNN (kernels/onednn/pooling.h), only
-// when the engine is ONEDNN (on plain NCHW tensors it is slower: see docs/engines.md), then the
-// reference loops (kernels/reference/pooling.h), parallel over planes. Not thread-safe.
+// AVE divides by the window size clipped to the padded image (see kernels/pooling.h).
+// No learnable parameters. Computed by the Pooling op's kernel (kernels/pooling.h). Not
+// thread-safe.
 #pragma once
 
-#include <memory>
 #include <vector>
 
-#include "kernels/onednn/pooling.h"
-#include "kernels/reference/pooling.h"
+#include "kernels/pooling.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -45,16 +42,12 @@ class PoolingLayer : public Layer {
                     const TensorVec& bottom) override;
 
  private:
-  bool is_max_ = true;
-  bool stochastic_ = false;
   bool global_ = false;
   bool round_up_ = true;
-  Status ReshapeKernel(bool mask_top);
 
-  reference::PoolingShape shape_;
-  std::vector<int> mask_;  // MAX, reference kernel: argmax per top element (STOCHASTIC: choice)
-  std::vector<float> uniforms_;  // STOCHASTIC, TRAIN: this forward's draws
-  KernelChoice<onednn::Pooling, reference::PoolingShape> kernel_;
+  kernels::PoolingProblem problem_;  // method and training set up once; shape per Reshape
+  std::vector<float> uniforms_;      // STOCHASTIC, TRAIN: this forward's draws
+  kernels::KernelChoice<kernels::PoolingKernel, kernels::PoolingProblem> kernel_;
 };
 
 }  // namespace dtrain

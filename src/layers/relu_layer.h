@@ -3,10 +3,10 @@
 //
 // One bottom, one top of the same shape; may run in place (top == bottom). Parameters:
 // relu_param.negative_slope (default 0). Backward: dx = dy for x > 0, negative_slope * dy
-// otherwise. Implementations, in order: oneDNN (kernels/onednn/relu.h), then plain loops.
+// otherwise. Computed by the ReLU op's kernel (kernels/relu.h).
 #pragma once
 
-#include "kernels/onednn/relu.h"
+#include "kernels/relu.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -25,7 +25,7 @@ class ReLULayer : public Layer {
                     const TensorVec& bottom) override;
 
  private:
-  KernelChoice<onednn::Relu, onednn::ReluProblem> kernel_;
+  kernels::KernelChoice<kernels::UnaryKernel, kernels::ReluProblem> kernel_;
 };
 
 }  // namespace dtrain

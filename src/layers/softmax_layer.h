@@ -1,12 +1,11 @@
 // SoftmaxLayer: y = exp(x) / sum(exp(x)) along one axis, independently at every other position.
 //
 // One bottom, one top of the same shape. Parameters: softmax_param.axis (default 1, the channel
-// axis; negative counts from the end); engine (CAFFE = reference). The maximum along the axis is
-// subtracted first so exp never overflows. Backward: dx = (dy - sum_axis(dy * y)) * y.
-// Implementations, in order: oneDNN (kernels/onednn/softmax.h), then plain loops.
+// axis; negative counts from the end); engine (CAFFE = reference). Backward:
+// dx = (dy - sum_axis(dy * y)) * y. Computed by the Softmax op's kernel (kernels/softmax.h).
 #pragma once
 
-#include "kernels/onednn/softmax.h"
+#include "kernels/softmax.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -25,10 +24,7 @@ class SoftmaxLayer : public Layer {
                     const TensorVec& bottom) override;
 
  private:
-  int64_t outer_ = 1;  // count(0, axis)
-  int channels_ = 1;   // shape(axis)
-  int64_t inner_ = 1;  // count(axis + 1)
-  KernelChoice<onednn::Softmax, onednn::SoftmaxProblem> kernel_;
+  kernels::KernelChoice<kernels::UnaryKernel, kernels::SoftmaxProblem> kernel_;
 };
 
 }  // namespace dtrain

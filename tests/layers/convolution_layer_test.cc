@@ -122,13 +122,12 @@ TEST(ConvolutionLayerTest, CreatedByRegistry) {
 
 TEST(ConvolutionLayerTest, Im2ColAndCol2ImAreAdjoint) {
   // <Im2Col(x), c> == <x, Col2Im(c)> for any window, padding, stride and dilation.
-  reference::Window2d w;
+  kernels::Window2d w;
   w.kernel_h = 3, w.kernel_w = 2, w.pad_h = 1, w.pad_w = 2, w.stride_h = 2, w.stride_w = 1;
   w.dilation_h = 2, w.dilation_w = 1;
   const int channels = 2, height = 5, width = 4;
-  const int out_h =
-      reference::ConvOutputSize(height, w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
-  const int out_w = reference::ConvOutputSize(width, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
+  const int out_h = kernels::ConvOutputSize(height, w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
+  const int out_w = kernels::ConvOutputSize(width, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
   Tensor x({channels, height, width}), c({channels * w.kernel_h * w.kernel_w, out_h * out_w});
   FillGaussian(&x, 1);
   FillGaussian(&c, 2);

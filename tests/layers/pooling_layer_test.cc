@@ -98,14 +98,14 @@ TEST(PoolingLayerTest, CeilRoundingWithoutPad) {
 TEST(PoolingLayerTest, LastWindowMustStartInsideTheImage) {
   // 5, kernel 2, stride 2, pad 1: ceil(5 / 2) + 1 = 4, but the 4th window would start at
   // 3 * 2 - 1 = 5, past the image, so Caffe drops it.
-  EXPECT_EQ(reference::PooledSize(5, 2, 1, 2, /*round_up=*/true, /*padded=*/true), 3);
-  EXPECT_EQ(reference::PooledSize(5, 2, 1, 2, /*round_up=*/false, /*padded=*/true), 3);
-  EXPECT_EQ(reference::PooledSize(4, 3, 1, 2, true, true), 3);
-  EXPECT_EQ(reference::PooledSize(5, 2, 0, 2, true, false), 3);
-  EXPECT_EQ(reference::PooledSize(5, 2, 0, 2, false, false), 2);
+  EXPECT_EQ(kernels::PooledSize(5, 2, 1, 2, /*round_up=*/true, /*padded=*/true), 3);
+  EXPECT_EQ(kernels::PooledSize(5, 2, 1, 2, /*round_up=*/false, /*padded=*/true), 3);
+  EXPECT_EQ(kernels::PooledSize(4, 3, 1, 2, true, true), 3);
+  EXPECT_EQ(kernels::PooledSize(5, 2, 0, 2, true, false), 3);
+  EXPECT_EQ(kernels::PooledSize(5, 2, 0, 2, false, false), 2);
   // Caffe applies the clip on both axes when either is padded: 5, kernel 1, stride 3, pad 0.
-  EXPECT_EQ(reference::PooledSize(5, 1, 0, 3, true, false), 3);
-  EXPECT_EQ(reference::PooledSize(5, 1, 0, 3, true, true), 2);
+  EXPECT_EQ(kernels::PooledSize(5, 1, 0, 3, true, false), 3);
+  EXPECT_EQ(kernels::PooledSize(5, 1, 0, 3, true, true), 2);
   auto layer = MakeLayer(PoolParam("pool: AVE kernel_size: 2 stride: 2 pad: 1"));
   Tensor bottom({1, 1, 5, 5}), top;
   ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok());

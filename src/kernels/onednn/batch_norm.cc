@@ -1,5 +1,7 @@
 #include "kernels/onednn/batch_norm.h"
 
+#include <algorithm>
+
 namespace dtrain::onednn {
 
 using dnnl::batch_normalization_backward;
@@ -7,12 +9,13 @@ using dnnl::batch_normalization_forward;
 using dnnl::normalization_flags;
 using dnnl::prop_kind;
 
-StatusOr<std::unique_ptr<BatchNorm>> BatchNorm::Create(const BatchNormProblem& problem,
-                                                       bool training) {
-  return CreateKernel<BatchNorm>("batch normalization", problem, training);
+StatusOr<std::unique_ptr<kernels::BatchNormKernel>> BatchNorm::Create(
+    const kernels::BatchNormProblem& problem, const kernels::KernelRequest& request) {
+  return CreateKernel<kernels::BatchNormKernel, BatchNorm>("batch normalization", problem,
+                                                           request.training);
 }
 
-Status BatchNorm::Init(const BatchNormProblem& p, bool training) {
+Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training) {
   const Dims dims = {p.num, p.channels, p.spatial, 1};
   const normalization_flags flags =
       p.global_stats ? normalization_flags::use_global_stats : normalization_flags::none;
@@ -37,6 +40,7 @@ Status BatchNorm::Init(const BatchNormProblem& p, bool training) {
                                          p.eps, flags),
       context_.engine, forward_pd);
   backward_ = batch_normalization_backward(backward_pd);
+  src_copy_.resize(static_cast<size_t>(p.num * p.channels * p.spatial));
   diff_dst_ = UserMemory(context_, dims);
   diff_src_ = UserMemory(context_, dims);
   bwd_args_ = {{DNNL_ARG_SRC, src_},
@@ -48,6 +52,8 @@ Status BatchNorm::Init(const BatchNormProblem& p, bool training) {
 }
 
 void BatchNorm::Forward(const float* src, float* dst, float* mean, float* variance) {
+  in_place_ = src == dst && !src_copy_.empty();
+  if (in_place_) std::copy(src, src + src_copy_.size(), src_copy_.begin());
   Bind(src_, src);
   Bind(dst_, dst);
   Bind(mean_, mean);
@@ -55,9 +61,9 @@ void BatchNorm::Forward(const float* src, float* dst, float* mean, float* varian
   forward_.execute(context_.stream, fwd_args_);
 }
 
-void BatchNorm::Backward(const float* src, const float* mean, const float* variance,
-                         const float* diff_dst, float* diff_src) {
-  Bind(src_, src);
+void BatchNorm::Backward(const float* src, const float* dst, const float* mean,
+                         const float* variance, const float* diff_dst, float* diff_src) {
+  Bind(src_, in_place_ ? src_copy_.data() : src);
   Bind(mean_, mean);
   Bind(variance_, variance);
   Bind(diff_dst_, diff_dst);

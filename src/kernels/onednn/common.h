@@ -49,12 +49,13 @@ Status Guarded(const char* what, Create create) {
   }
 }
 
-// The Create of every kernel: constructs it and runs its Init under Guarded.
-template <typename Kernel, typename... Problem>
-StatusOr<std::unique_ptr<Kernel>> CreateKernel(const char* what, const Problem&... problem) {
+// The Create of every kernel: constructs it, runs its Init under Guarded and returns it as the
+// op's kernel interface.
+template <typename Interface, typename Kernel, typename... Problem>
+StatusOr<std::unique_ptr<Interface>> CreateKernel(const char* what, const Problem&... problem) {
   std::unique_ptr<Kernel> kernel(new Kernel());
   DT_RETURN_IF_ERROR(Guarded(what, [&] { return kernel->Init(problem...); }));
-  return kernel;
+  return std::unique_ptr<Interface>(std::move(kernel));
 }
 
 // Moves one tensor between the caller's plain layout (`user`) and the layout a primitive wants

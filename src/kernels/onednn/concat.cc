@@ -4,11 +4,12 @@ namespace dtrain::onednn {
 
 using dnnl::memory;
 
-StatusOr<std::unique_ptr<Concat>> Concat::Create(const ConcatProblem& problem, bool training) {
-  return CreateKernel<Concat>("concat", problem, training);
+StatusOr<std::unique_ptr<kernels::JoinKernel>> Concat::Create(
+    const kernels::ConcatProblem& problem, const kernels::KernelRequest& request) {
+  return CreateKernel<kernels::JoinKernel, Concat>("concat", problem, request.training);
 }
 
-Status Concat::Init(const ConcatProblem& p, bool training) {
+Status Concat::Init(const kernels::ConcatProblem& p, bool training) {
   Dims dst_dims = p.srcs[0];
   dst_dims[p.axis] = 0;
   std::vector<memory::desc> src_descs;
@@ -45,7 +46,8 @@ void Concat::Forward(const std::vector<const float*>& srcs, float* dst) {
   forward_.execute(context_.stream, fwd_args_);
 }
 
-void Concat::Backward(int i, const float* diff_dst, float* diff_src) {
+void Concat::Backward(int i, const std::vector<const float*>& srcs, const float* dst,
+                      const float* diff_dst, float* diff_src) {
   Bind(diff_dst_slices_[i], diff_dst);
   Bind(diff_srcs_[i], diff_src);
   slices_[i].execute(context_.stream, diff_dst_slices_[i], diff_srcs_[i]);

@@ -1,4 +1,5 @@
-// oneDNN concatenation of dense row-major float32 tensors along one axis (Caffe's Concat):
+// oneDNN concatenation of dense row-major float32 tensors along one axis (an implementation of
+// kernels/concat.h):
 // forward copies every src into its slice of dst; backward copies each slice of diff_dst back
 // into that input's diff_src. Not thread-safe.
 #pragma once
@@ -7,30 +8,27 @@
 #include <string>
 #include <vector>
 
+#include "kernels/concat.h"
 #include "kernels/onednn/common.h"
 
 namespace dtrain::onednn {
 
-struct ConcatProblem {
-  std::vector<Dims> srcs;  // every input's dims; equal except along `axis`
-  int axis = 1;
-  bool operator==(const ConcatProblem& o) const { return srcs == o.srcs && axis == o.axis; }
-};
-
-class Concat {
+class Concat : public kernels::JoinKernel {
  public:
-  static StatusOr<std::unique_ptr<Concat>> Create(const ConcatProblem& problem, bool training);
-  std::string implementation() const { return implementation_; }
+  static StatusOr<std::unique_ptr<kernels::JoinKernel>> Create(
+      const kernels::ConcatProblem& problem, const kernels::KernelRequest& request);
+  std::string implementation() const override { return implementation_; }
 
-  void Forward(const std::vector<const float*>& srcs, float* dst);
+  void Forward(const std::vector<const float*>& srcs, float* dst) override;
   // diff_src of input i: its slice of diff_dst.
-  void Backward(int i, const float* diff_dst, float* diff_src);
+  void Backward(int i, const std::vector<const float*>& srcs, const float* dst,
+                const float* diff_dst, float* diff_src) override;
 
  private:
-  template <typename K, typename... P>
-  friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
+  template <typename I, typename K, typename... P>
+  friend StatusOr<std::unique_ptr<I>> CreateKernel(const char*, const P&...);
   Concat() = default;
-  Status Init(const ConcatProblem& problem, bool training);
+  Status Init(const kernels::ConcatProblem& problem, bool training);
 
   CpuContext context_;
   std::string implementation_;

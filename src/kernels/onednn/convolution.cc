@@ -10,16 +10,16 @@ using dnnl::memory;
 using dnnl::prop_kind;
 using tag = memory::format_tag;
 
-StatusOr<std::unique_ptr<Convolution>> Convolution::Create(const reference::ConvolutionShape& shape,
-                                                           bool bias, bool training,
-                                                           Scratch* scratch) {
-  return CreateKernel<Convolution>("convolution", shape, bias, training, scratch);
+StatusOr<std::unique_ptr<kernels::LinearKernel>> Convolution::Create(
+    const kernels::ConvolutionProblem& problem, const kernels::KernelRequest& request) {
+  return CreateKernel<kernels::LinearKernel, Convolution>(
+      "convolution", problem.shape, problem.bias, request.training, request.scratch);
 }
 
-Status Convolution::Init(const reference::ConvolutionShape& s, bool bias, bool training,
+Status Convolution::Init(const kernels::ConvolutionShape& s, bool bias, bool training,
                          Scratch* scratch) {
   scratch_ = ScratchRef(scratch);
-  const reference::Window2d& w = s.window;
+  const kernels::Window2d& w = s.window;
   const Dims src_dims = {s.batch, s.in_channels, s.in_h, s.in_w};
   const Dims dst_dims = {s.batch, s.out_channels, s.out_h, s.out_w};
   const Dims weight_dims = s.groups == 1

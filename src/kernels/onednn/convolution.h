@@ -1,5 +1,5 @@
-// oneDNN 2-D convolution, the fast implementation of reference::Convolution* (same problem, same
-// plain NCHW buffers, same results within float rounding).
+// oneDNN 2-D convolution, an implementation of kernels/convolution.h (plain NCHW buffers; the
+// reference's results within float rounding).
 //
 // Primitives (forward; for training also backward-data and backward-weights) are created once
 // per problem with oneDNN choosing the layouts it computes fastest in (blocked, e.g. nChw8c on
@@ -11,24 +11,23 @@
 #include <memory>
 #include <string>
 
+#include "kernels/convolution.h"
 #include "kernels/onednn/common.h"
 #include "kernels/onednn/weighted_passes.h"
-#include "kernels/reference/convolution.h"
 
 namespace dtrain::onednn {
 
 class Convolution : public WeightedKernel {
  public:
-  // Declines (with the reason) a problem oneDNN cannot compute. `training` also prepares the
-  // backward primitives; `scratch`: the net's (null: the kernel's own).
-  static StatusOr<std::unique_ptr<Convolution>> Create(const reference::ConvolutionShape& shape,
-                                                       bool bias, bool training, Scratch* scratch);
+  // Declines (with the reason) a problem oneDNN cannot compute.
+  static StatusOr<std::unique_ptr<kernels::LinearKernel>> Create(
+      const kernels::ConvolutionProblem& problem, const kernels::KernelRequest& request);
 
  private:
-  template <typename K, typename... P>
-  friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
+  template <typename I, typename K, typename... P>
+  friend StatusOr<std::unique_ptr<I>> CreateKernel(const char*, const P&...);
   Convolution() = default;
-  Status Init(const reference::ConvolutionShape& shape, bool bias, bool training, Scratch* scratch);
+  Status Init(const kernels::ConvolutionShape& shape, bool bias, bool training, Scratch* scratch);
 };
 
 }  // namespace dtrain::onednn

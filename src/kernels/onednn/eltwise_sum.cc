@@ -7,12 +7,13 @@ using dnnl::eltwise_forward;
 using dnnl::memory;
 using dnnl::prop_kind;
 
-StatusOr<std::unique_ptr<EltwiseSum>> EltwiseSum::Create(const EltwiseSumProblem& problem,
-                                                         bool training) {
-  return CreateKernel<EltwiseSum>("sum", problem, training);
+StatusOr<std::unique_ptr<kernels::JoinKernel>> EltwiseSum::Create(
+    const kernels::EltwiseProblem& problem, const kernels::KernelRequest& request) {
+  if (problem.op != kernels::EltwiseOp::kSum) return Unsupported("only SUM has a oneDNN kernel");
+  return CreateKernel<kernels::JoinKernel, EltwiseSum>("sum", problem, request.training);
 }
 
-Status EltwiseSum::Init(const EltwiseSumProblem& p, bool training) {
+Status EltwiseSum::Init(const kernels::EltwiseProblem& p, bool training) {
   const Dims dims = {p.count};
   const memory::desc desc = PlainDesc(dims);
   const std::vector<memory::desc> src_descs(p.coeffs.size(), desc);
@@ -44,7 +45,8 @@ void EltwiseSum::Forward(const std::vector<const float*>& srcs, float* dst) {
   forward_.execute(context_.stream, fwd_args_);
 }
 
-void EltwiseSum::Backward(int i, const float* diff_dst, float* diff_src) {
+void EltwiseSum::Backward(int i, const std::vector<const float*>& srcs, const float* dst,
+                          const float* diff_dst, float* diff_src) {
   Bind(diff_dst_, diff_dst);
   Bind(diff_src_, diff_src);
   scale_[i].execute(context_.stream, bwd_args_);

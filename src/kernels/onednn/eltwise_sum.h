@@ -8,34 +8,27 @@
 #include <string>
 #include <vector>
 
+#include "kernels/eltwise.h"
 #include "kernels/onednn/common.h"
 
 namespace dtrain::onednn {
 
-struct EltwiseSumProblem {
-  int64_t count = 0;
-  std::vector<float> coeffs;  // one per input
-  bool operator==(const EltwiseSumProblem& o) const {
-    return count == o.count && coeffs == o.coeffs;
-  }
-};
-
-class EltwiseSum {
+class EltwiseSum : public kernels::JoinKernel {
  public:
-  static StatusOr<std::unique_ptr<EltwiseSum>> Create(const EltwiseSumProblem& problem,
-                                                      bool training);
-  std::string implementation() const { return implementation_; }
+  // Declines PROD and MAX.
+  static StatusOr<std::unique_ptr<kernels::JoinKernel>> Create(
+      const kernels::EltwiseProblem& problem, const kernels::KernelRequest& request);
+  std::string implementation() const override { return implementation_; }
 
-  // srcs: one pointer per input.
-  void Forward(const std::vector<const float*>& srcs, float* dst);
-  // diff_src of input i from diff_dst.
-  void Backward(int i, const float* diff_dst, float* diff_src);
+  void Forward(const std::vector<const float*>& srcs, float* dst) override;
+  void Backward(int i, const std::vector<const float*>& srcs, const float* dst,
+                const float* diff_dst, float* diff_src) override;
 
  private:
-  template <typename K, typename... P>
-  friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
+  template <typename I, typename K, typename... P>
+  friend StatusOr<std::unique_ptr<I>> CreateKernel(const char*, const P&...);
   EltwiseSum() = default;
-  Status Init(const EltwiseSumProblem& problem, bool training);
+  Status Init(const kernels::EltwiseProblem& problem, bool training);
 
   CpuContext context_;
   std::string implementation_;

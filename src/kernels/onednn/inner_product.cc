@@ -8,12 +8,13 @@ using dnnl::inner_product_forward;
 using dnnl::memory;
 using dnnl::prop_kind;
 
-StatusOr<std::unique_ptr<InnerProduct>> InnerProduct::Create(
-    const reference::InnerProductShape& shape, bool bias, bool training, Scratch* scratch) {
-  return CreateKernel<InnerProduct>("inner product", shape, bias, training, scratch);
+StatusOr<std::unique_ptr<kernels::LinearKernel>> InnerProduct::Create(
+    const kernels::InnerProductProblem& problem, const kernels::KernelRequest& request) {
+  return CreateKernel<kernels::LinearKernel, InnerProduct>(
+      "inner product", problem.shape, problem.bias, request.training, request.scratch);
 }
 
-Status InnerProduct::Init(const reference::InnerProductShape& s, bool bias, bool training,
+Status InnerProduct::Init(const kernels::InnerProductShape& s, bool bias, bool training,
                           Scratch* scratch) {
   scratch_ = ScratchRef(scratch);
   const Dims src_dims = {s.m, s.k}, weight_dims = {s.n, s.k}, dst_dims = {s.m, s.n};

@@ -8,12 +8,13 @@ using dnnl::lrn_forward;
 using dnnl::memory;
 using dnnl::prop_kind;
 
-StatusOr<std::unique_ptr<Lrn>> Lrn::Create(const reference::LrnShape& shape, bool across_channels,
-                                           bool training, Scratch* scratch) {
-  return CreateKernel<Lrn>("LRN", shape, across_channels, training, scratch);
+StatusOr<std::unique_ptr<kernels::UnaryKernel>> Lrn::Create(const kernels::LrnProblem& problem,
+                                                            const kernels::KernelRequest& request) {
+  return CreateKernel<kernels::UnaryKernel, Lrn>("LRN", problem.shape, problem.across_channels,
+                                                 request.training, request.scratch);
 }
 
-Status Lrn::Init(const reference::LrnShape& s, bool across_channels, bool training,
+Status Lrn::Init(const kernels::LrnShape& s, bool across_channels, bool training,
                  Scratch* scratch) {
   scratch_ = ScratchRef(scratch);
   const Dims dims = {s.batch, s.channels, s.height, s.width};
@@ -60,7 +61,7 @@ void Lrn::Forward(const float* src, float* dst) {
   dst_.Out(context_);
 }
 
-void Lrn::Backward(const float* src, const float* diff_dst, float* diff_src) {
+void Lrn::Backward(const float* src, const float* dst, const float* diff_dst, float* diff_src) {
   scratch_.get()->Reset();
   bwd_args_[DNNL_ARG_SRC] = bwd_src_.In(context_, src);
   bwd_args_[DNNL_ARG_DIFF_DST] = diff_dst_.In(context_, diff_dst);

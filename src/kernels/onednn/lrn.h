@@ -1,4 +1,4 @@
-// oneDNN local response normalisation (reference::Lrn*, same plain NCHW buffers):
+// oneDNN local response normalisation (an implementation of kernels/lrn.h, plain NCHW buffers):
 // ACROSS_CHANNELS scale = k + alpha / n * sum over n channels, WITHIN_CHANNEL scale = k + alpha /
 // n^2 * sum over an n x n square (Caffe's within-channel k is 1; the caller passes it), top =
 // bottom * scale^-beta. Runs in channel blocks, relaid around the primitives in the net's
@@ -9,26 +9,27 @@
 #include <memory>
 #include <string>
 
+#include "kernels/lrn.h"
 #include "kernels/onednn/common.h"
-#include "kernels/reference/lrn.h"
 
 namespace dtrain::onednn {
 
-class Lrn {
+class Lrn : public kernels::UnaryKernel {
  public:
-  static StatusOr<std::unique_ptr<Lrn>> Create(const reference::LrnShape& shape,
-                                               bool across_channels, bool training,
-                                               Scratch* scratch);
-  std::string implementation() const { return implementation_; }
+  static StatusOr<std::unique_ptr<kernels::UnaryKernel>> Create(
+      const kernels::LrnProblem& problem, const kernels::KernelRequest& request);
+  std::string implementation() const override { return implementation_; }
 
-  void Forward(const float* src, float* dst);
-  void Backward(const float* src, const float* diff_dst, float* diff_src);
+  void Forward(const float* src, float* dst) override;
+  // Reads src (and the forward pass's workspace), not dst.
+  void Backward(const float* src, const float* dst, const float* diff_dst,
+                float* diff_src) override;
 
  private:
-  template <typename K, typename... P>
-  friend StatusOr<std::unique_ptr<K>> CreateKernel(const char*, const P&...);
+  template <typename I, typename K, typename... P>
+  friend StatusOr<std::unique_ptr<I>> CreateKernel(const char*, const P&...);
   Lrn() = default;
-  Status Init(const reference::LrnShape& shape, bool across_channels, bool training,
+  Status Init(const kernels::LrnShape& shape, bool across_channels, bool training,
               Scratch* scratch);
 
   CpuContext context_;

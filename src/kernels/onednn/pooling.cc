@@ -10,14 +10,25 @@ using dnnl::pooling_backward;
 using dnnl::pooling_forward;
 using dnnl::prop_kind;
 
-StatusOr<std::unique_ptr<Pooling>> Pooling::Create(const reference::PoolingShape& shape, bool max,
-                                                   bool training, Scratch* scratch) {
-  return CreateKernel<Pooling>("pooling", shape, max, training, scratch);
+StatusOr<std::unique_ptr<kernels::PoolingKernel>> Pooling::Create(
+    const kernels::PoolingProblem& problem, const kernels::KernelRequest& request) {
+  if (problem.argmax_top) return Unsupported("the argmax top (mask) is a reference-only output");
+  if (problem.method == kernels::PoolMethod::kStochastic) {
+    return Unsupported("oneDNN has no STOCHASTIC pooling");
+  }
+  if (request.engine != Engine::kOnednn) {
+    return Unsupported(
+        "on dtrain's plain NCHW tensors, oneDNN pooling (relaid into channel blocks and back) ran "
+        "slower than the reference loops on every benchmark net; engine: ONEDNN forces it");
+  }
+  return CreateKernel<kernels::PoolingKernel, Pooling>("pooling", problem.shape,
+                                                       problem.method == kernels::PoolMethod::kMax,
+                                                       request.training, request.scratch);
 }
 
-Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training, Scratch* scratch) {
+Status Pooling::Init(const kernels::PoolingShape& s, bool max, bool training, Scratch* scratch) {
   scratch_ = ScratchRef(scratch);
-  const reference::Window2d& w = s.window;
+  const kernels::Window2d& w = s.window;
   // Right/bottom padding that makes oneDNN's (floor) output size Caffe's; never less than the
   // symmetric pad, which floor mode already fits.
   const int pad_b = std::max(w.pad_h, (s.out_h - 1) * w.stride_h + w.kernel_h - s.in_h - w.pad_h);
@@ -70,7 +81,7 @@ Status Pooling::Init(const reference::PoolingShape& s, bool max, bool training, 
   return Status::Ok();
 }
 
-void Pooling::Forward(const float* src, float* dst) {
+void Pooling::Forward(const float* src, const float* uniforms, float* dst, float* argmax) {
   scratch_.get()->Reset();
   fwd_args_[DNNL_ARG_SRC] = src_.In(context_, src);
   fwd_args_[DNNL_ARG_DST] = dst_.Target(dst);
@@ -78,7 +89,7 @@ void Pooling::Forward(const float* src, float* dst) {
   dst_.Out(context_);
 }
 
-void Pooling::Backward(const float* diff_dst, float* diff_src) {
+void Pooling::Backward(const float* src, const float* diff_dst, float* diff_src) {
   scratch_.get()->Reset();
   bwd_args_[DNNL_ARG_DIFF_DST] = diff_dst_.In(context_, diff_dst);
   bwd_args_[DNNL_ARG_DIFF_SRC] = diff_src_.Target(diff_src);

@@ -7,14 +7,15 @@ using dnnl::eltwise_backward;
 using dnnl::eltwise_forward;
 using dnnl::prop_kind;
 
-StatusOr<std::unique_ptr<Relu>> Relu::Create(const ReluProblem& problem, bool training) {
+StatusOr<std::unique_ptr<kernels::UnaryKernel>> Relu::Create(
+    const kernels::ReluProblem& problem, const kernels::KernelRequest& request) {
   if (problem.negative_slope < 0.f) {
     return Unsupported("negative_slope < 0: oneDNN's backward from dst needs a slope >= 0");
   }
-  return CreateKernel<Relu>("ReLU", problem, training);
+  return CreateKernel<kernels::UnaryKernel, Relu>("ReLU", problem, request.training);
 }
 
-Status Relu::Init(const ReluProblem& p, bool training) {
+Status Relu::Init(const kernels::ReluProblem& p, bool training) {
   const Dims dims = {p.count};
   const eltwise_forward::primitive_desc forward_pd(
       eltwise_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference,

@@ -6,11 +6,12 @@ using dnnl::prop_kind;
 using dnnl::softmax_backward;
 using dnnl::softmax_forward;
 
-StatusOr<std::unique_ptr<Softmax>> Softmax::Create(const SoftmaxProblem& problem, bool training) {
-  return CreateKernel<Softmax>("softmax", problem, training);
+StatusOr<std::unique_ptr<kernels::UnaryKernel>> Softmax::Create(
+    const kernels::SoftmaxProblem& problem, const kernels::KernelRequest& request) {
+  return CreateKernel<kernels::UnaryKernel, Softmax>("softmax", problem, request.training);
 }
 
-Status Softmax::Init(const SoftmaxProblem& p, bool training) {
+Status Softmax::Init(const kernels::SoftmaxProblem& p, bool training) {
   // (outer, channels) when inner is 1: the dense case oneDNN vectorises best.
   const Dims dims = p.inner == 1 ? Dims{p.outer, p.channels} : Dims{p.outer, p.channels, p.inner};
   const softmax_forward::primitive_desc forward_pd(

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/onednn/common.h"
+#include "kernels/unary_kernel.h"
 
 namespace dtrain::onednn {
 
@@ -25,14 +26,16 @@ class UnaryPasses {
   Args fwd_args_, bwd_args_;
 };
 
-// What ReLU and Softmax share: their Init builds the primitives and sets `passes_` up.
-class UnaryKernel {
+// What ReLU and Softmax share: their Init builds the primitives and sets `passes_` up; backward
+// reads dst, not src.
+class DstBackwardKernel : public kernels::UnaryKernel {
  public:
   // oneDNN's name for the implementation it picked, e.g. "jit:avx2".
-  std::string implementation() const { return implementation_; }
+  std::string implementation() const override { return implementation_; }
 
-  void Forward(const float* src, float* dst) { passes_.Forward(context_, src, dst); }
-  void Backward(const float* dst, const float* diff_dst, float* diff_src) {
+  void Forward(const float* src, float* dst) override { passes_.Forward(context_, src, dst); }
+  void Backward(const float* src, const float* dst, const float* diff_dst,
+                float* diff_src) override {
     passes_.Backward(context_, dst, diff_dst, diff_src);
   }
 

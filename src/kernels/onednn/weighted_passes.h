@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "kernels/linear_kernel.h"
 #include "kernels/onednn/common.h"
 
 namespace dtrain::onednn {
@@ -76,19 +77,16 @@ class WeightedPasses {
 
 // What the kernels with weights (Convolution, InnerProduct) share: their Init builds the
 // primitives and sets `passes_` up; Forward and Backward run them.
-class WeightedKernel {
+class WeightedKernel : public kernels::LinearKernel {
  public:
   // oneDNN's names for the implementations it picked, e.g. "jit:avx2".
-  std::string implementation() const { return implementation_; }
+  std::string implementation() const override { return implementation_; }
 
-  // dst = op(src, weights) + bias (bias ignored when the problem has none).
-  void Forward(const float* src, const float* weights, const float* bias, float* dst) {
+  void Forward(const float* src, const float* weights, const float* bias, float* dst) override {
     passes_.Forward(context_, src, weights, bias, dst);
   }
-  // diff_src = op^T(diff_dst, weights); diff_weights += ..., diff_bias += ... Any of the three
-  // outputs may be null to skip it.
   void Backward(const float* src, const float* diff_dst, const float* weights, float* diff_src,
-                float* diff_weights, float* diff_bias) {
+                float* diff_weights, float* diff_bias) override {
     passes_.Backward(context_, src, diff_dst, weights, diff_src, diff_weights, diff_bias);
   }
 

@@ -13,7 +13,7 @@ struct GroupDims {
   int64_t src_image, dst_image;  // floats per image
 };
 
-GroupDims Dims(const ConvolutionShape& s) {
+GroupDims Dims(const kernels::ConvolutionShape& s) {
   GroupDims d;
   d.m = s.out_channels / s.groups;
   d.n = s.out_h * s.out_w;
@@ -25,13 +25,13 @@ GroupDims Dims(const ConvolutionShape& s) {
 
 }  // namespace
 
-int64_t ColumnBufferSize(const ConvolutionShape& s) {
+int64_t ColumnBufferSize(const kernels::ConvolutionShape& s) {
   if (s.window.IsPointwise()) return 0;
   return static_cast<int64_t>(s.in_channels) * s.window.kernel_h * s.window.kernel_w * s.out_h *
          s.out_w;
 }
 
-void ConvolutionForward(const ConvolutionShape& s, const float* src, const float* weights,
+void ConvolutionForward(const kernels::ConvolutionShape& s, const float* src, const float* weights,
                         float* dst, float* col) {
   const GroupDims d = Dims(s);
   for (int i = 0; i < s.batch; ++i) {
@@ -49,8 +49,8 @@ void ConvolutionForward(const ConvolutionShape& s, const float* src, const float
   }
 }
 
-void ConvolutionBackwardData(const ConvolutionShape& s, const float* diff_dst, const float* weights,
-                             float* diff_src, float* col) {
+void ConvolutionBackwardData(const kernels::ConvolutionShape& s, const float* diff_dst,
+                             const float* weights, float* diff_src, float* col) {
   const GroupDims d = Dims(s);
   for (int i = 0; i < s.batch; ++i) {
     float* diff_src_i = diff_src + i * d.src_image;
@@ -65,8 +65,8 @@ void ConvolutionBackwardData(const ConvolutionShape& s, const float* diff_dst, c
   }
 }
 
-void ConvolutionBackwardWeights(const ConvolutionShape& s, const float* src, const float* diff_dst,
-                                float* diff_weights, float* col) {
+void ConvolutionBackwardWeights(const kernels::ConvolutionShape& s, const float* src,
+                                const float* diff_dst, float* diff_weights, float* col) {
   const GroupDims d = Dims(s);
   for (int i = 0; i < s.batch; ++i) {
     const float* src_i = src + i * d.src_image;
@@ -102,6 +102,27 @@ void BiasBackward(int batch, int channels, int spatial, const float* diff_dst, f
       diff_bias[c] += static_cast<float>(sum);
     }
   }
+}
+
+StatusOr<std::unique_ptr<kernels::LinearKernel>> Convolution::Create(
+    const kernels::ConvolutionProblem& problem, const kernels::KernelRequest&) {
+  return std::unique_ptr<kernels::LinearKernel>(new Convolution(problem.shape));
+}
+
+Convolution::Convolution(const kernels::ConvolutionShape& shape)
+    : shape_(shape), col_(ColumnBufferSize(shape)) {}
+
+void Convolution::Forward(const float* src, const float* weights, const float* bias, float* dst) {
+  ConvolutionForward(shape_, src, weights, dst, col_.data());
+  if (bias) BiasForward(shape_.batch, shape_.out_channels, shape_.out_h * shape_.out_w, bias, dst);
+}
+
+void Convolution::Backward(const float* src, const float* diff_dst, const float* weights,
+                           float* diff_src, float* diff_weights, float* diff_bias) {
+  const int spatial = shape_.out_h * shape_.out_w;
+  if (diff_bias) BiasBackward(shape_.batch, shape_.out_channels, spatial, diff_dst, diff_bias);
+  if (diff_weights) ConvolutionBackwardWeights(shape_, src, diff_dst, diff_weights, col_.data());
+  if (diff_src) ConvolutionBackwardData(shape_, diff_dst, weights, diff_src, col_.data());
 }
 
 }  // namespace dtrain::reference

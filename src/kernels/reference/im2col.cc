@@ -4,15 +4,10 @@
 
 namespace dtrain::reference {
 
-int ConvOutputSize(int in, int kernel, int pad, int stride, int dilation) {
-  const int dilated = dilation * (kernel - 1) + 1;
-  const int span = in + 2 * pad - dilated;
-  return span < 0 ? 0 : span / stride + 1;
-}
-
-void Im2Col(const float* src, int channels, int height, int width, const Window2d& w, float* col) {
-  const int out_h = ConvOutputSize(height, w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
-  const int out_w = ConvOutputSize(width, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
+void Im2Col(const float* src, int channels, int height, int width, const kernels::Window2d& w,
+            float* col) {
+  const int out_h = kernels::ConvOutputSize(height, w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
+  const int out_w = kernels::ConvOutputSize(width, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
   for (int c = 0; c < channels; ++c, src += height * width) {
     for (int kh = 0; kh < w.kernel_h; ++kh) {
       for (int kw = 0; kw < w.kernel_w; ++kw) {
@@ -34,9 +29,10 @@ void Im2Col(const float* src, int channels, int height, int width, const Window2
   }
 }
 
-void Col2Im(const float* col, int channels, int height, int width, const Window2d& w, float* dst) {
-  const int out_h = ConvOutputSize(height, w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
-  const int out_w = ConvOutputSize(width, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
+void Col2Im(const float* col, int channels, int height, int width, const kernels::Window2d& w,
+            float* dst) {
+  const int out_h = kernels::ConvOutputSize(height, w.kernel_h, w.pad_h, w.stride_h, w.dilation_h);
+  const int out_w = kernels::ConvOutputSize(width, w.kernel_w, w.pad_w, w.stride_w, w.dilation_w);
   std::fill(dst, dst + static_cast<long>(channels) * height * width, 0.f);
   for (int c = 0; c < channels; ++c, dst += height * width) {
     for (int kh = 0; kh < w.kernel_h; ++kh) {

@@ -10,7 +10,8 @@ namespace dtrain::reference {
 // exactly "the window around x". With y = x * s^-beta and ds_p/dx_q = 2 * alpha / n * x_q:
 //   diff_src_q = diff_dst_q * s_q^-beta - 2 * alpha * beta / n * x_q * sum_p diff_dst_p y_p / s_p.
 
-void LrnAcrossChannelsForward(const LrnShape& s, const float* src, float* dst, float* scale) {
+void LrnAcrossChannelsForward(const kernels::LrnShape& s, const float* src, float* dst,
+                              float* scale) {
   const int half = (s.local_size - 1) / 2;
   const int64_t plane = static_cast<int64_t>(s.height) * s.width;
   const float alpha_over_n = s.alpha / s.local_size;
@@ -32,7 +33,7 @@ void LrnAcrossChannelsForward(const LrnShape& s, const float* src, float* dst, f
   }
 }
 
-void LrnAcrossChannelsBackward(const LrnShape& s, const float* src, const float* dst,
+void LrnAcrossChannelsBackward(const kernels::LrnShape& s, const float* src, const float* dst,
                                const float* scale, const float* diff_dst, float* diff_src) {
   const int half = (s.local_size - 1) / 2;
   const int64_t plane = static_cast<int64_t>(s.height) * s.width;
@@ -54,7 +55,8 @@ void LrnAcrossChannelsBackward(const LrnShape& s, const float* src, const float*
   }
 }
 
-void LrnWithinChannelForward(const LrnShape& s, const float* src, float* dst, float* scale) {
+void LrnWithinChannelForward(const kernels::LrnShape& s, const float* src, float* dst,
+                             float* scale) {
   const int half = (s.local_size - 1) / 2;
   const float alpha_over_n = s.alpha / (s.local_size * s.local_size);
   const int planes = s.batch * s.channels;
@@ -79,7 +81,7 @@ void LrnWithinChannelForward(const LrnShape& s, const float* src, float* dst, fl
   }
 }
 
-void LrnWithinChannelBackward(const LrnShape& s, const float* src, const float* dst,
+void LrnWithinChannelBackward(const kernels::LrnShape& s, const float* src, const float* dst,
                               const float* scale, const float* diff_dst, float* diff_src) {
   const int half = (s.local_size - 1) / 2;
   const float ratio_coeff = 2.f * s.alpha * s.beta / (s.local_size * s.local_size);
@@ -101,6 +103,32 @@ void LrnWithinChannelBackward(const LrnShape& s, const float* src, const float* 
         diff_src[i] = diff_dst[i] * std::pow(scale[i], -s.beta) - ratio_coeff * src[i] * accum;
       }
     }
+  }
+}
+
+StatusOr<std::unique_ptr<kernels::UnaryKernel>> Lrn::Create(const kernels::LrnProblem& problem,
+                                                            const kernels::KernelRequest&) {
+  return std::unique_ptr<kernels::UnaryKernel>(new Lrn(problem));
+}
+
+Lrn::Lrn(const kernels::LrnProblem& problem)
+    : problem_(problem),
+      scale_(static_cast<size_t>(problem.shape.batch) * problem.shape.channels *
+             problem.shape.height * problem.shape.width) {}
+
+void Lrn::Forward(const float* src, float* dst) {
+  if (problem_.across_channels) {
+    LrnAcrossChannelsForward(problem_.shape, src, dst, scale_.data());
+  } else {
+    LrnWithinChannelForward(problem_.shape, src, dst, scale_.data());
+  }
+}
+
+void Lrn::Backward(const float* src, const float* dst, const float* diff_dst, float* diff_src) {
+  if (problem_.across_channels) {
+    LrnAcrossChannelsBackward(problem_.shape, src, dst, scale_.data(), diff_dst, diff_src);
+  } else {
+    LrnWithinChannelBackward(problem_.shape, src, dst, scale_.data(), diff_dst, diff_src);
   }
 }
 

@@ -24,18 +24,11 @@ Span WindowSpan(int o, int in, int kernel, int pad, int stride) {
 
 }  // namespace
 
-int PooledSize(int in, int kernel, int pad, int stride, bool round_up, bool padded) {
-  const float ratio = static_cast<float>(in + 2 * pad - kernel) / stride;
-  int out = static_cast<int>(round_up ? std::ceil(ratio) : std::floor(ratio)) + 1;
-  if (padded && (out - 1) * stride >= in + pad) --out;
-  return out;
-}
-
 // Planes (one channel of one image) are independent: each is computed whole by one thread, so
 // results do not depend on the thread count.
 
-void MaxPoolForward(const PoolingShape& s, const float* src, float* dst, int* mask) {
-  const Window2d& w = s.window;
+void MaxPoolForward(const kernels::PoolingShape& s, const float* src, float* dst, int* mask) {
+  const kernels::Window2d& w = s.window;
   const int planes = s.batch * s.channels;
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
@@ -66,7 +59,7 @@ void MaxPoolForward(const PoolingShape& s, const float* src, float* dst, int* ma
   }
 }
 
-void MaxPoolBackward(const PoolingShape& s, const float* diff_dst, const int* mask,
+void MaxPoolBackward(const kernels::PoolingShape& s, const float* diff_dst, const int* mask,
                      float* diff_src) {
   const int planes = s.batch * s.channels;
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
@@ -83,8 +76,8 @@ void MaxPoolBackward(const PoolingShape& s, const float* diff_dst, const int* ma
   }
 }
 
-void AvePoolForward(const PoolingShape& s, const float* src, float* dst) {
-  const Window2d& w = s.window;
+void AvePoolForward(const kernels::PoolingShape& s, const float* src, float* dst) {
+  const kernels::Window2d& w = s.window;
   const int planes = s.batch * s.channels;
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
@@ -106,8 +99,8 @@ void AvePoolForward(const PoolingShape& s, const float* src, float* dst) {
   }
 }
 
-void AvePoolBackward(const PoolingShape& s, const float* diff_dst, float* diff_src) {
-  const Window2d& w = s.window;
+void AvePoolBackward(const kernels::PoolingShape& s, const float* diff_dst, float* diff_src) {
+  const kernels::Window2d& w = s.window;
   const int planes = s.batch * s.channels;
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
@@ -133,8 +126,8 @@ namespace {
 
 // Calls visit(plane, out_index, h_span, w_span) for every output element, planes in parallel.
 template <typename Visit>
-void ForEachWindow(const PoolingShape& s, Visit visit) {
-  const Window2d& w = s.window;
+void ForEachWindow(const kernels::PoolingShape& s, Visit visit) {
+  const kernels::Window2d& w = s.window;
   const int planes = s.batch * s.channels;
 #pragma omp parallel for schedule(static)
   for (int p = 0; p < planes; ++p) {
@@ -166,8 +159,8 @@ WindowSums SumWindow(const float* plane, int in_w, Span h, Span x) {
 
 }  // namespace
 
-void StochasticPoolForwardTrain(const PoolingShape& s, const float* src, const float* u, float* dst,
-                                int* mask) {
+void StochasticPoolForwardTrain(const kernels::PoolingShape& s, const float* src, const float* u,
+                                float* dst, int* mask) {
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
   ForEachWindow(s, [&](int p, int o, Span h, Span x) {
@@ -190,7 +183,7 @@ void StochasticPoolForwardTrain(const PoolingShape& s, const float* src, const f
   });
 }
 
-void StochasticPoolForwardTest(const PoolingShape& s, const float* src, float* dst) {
+void StochasticPoolForwardTest(const kernels::PoolingShape& s, const float* src, float* dst) {
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
   ForEachWindow(s, [&](int p, int o, Span h, Span x) {
@@ -199,8 +192,8 @@ void StochasticPoolForwardTest(const PoolingShape& s, const float* src, float* d
   });
 }
 
-void StochasticPoolBackwardTest(const PoolingShape& s, const float* src, const float* diff_dst,
-                                float* diff_src) {
+void StochasticPoolBackwardTest(const kernels::PoolingShape& s, const float* src,
+                                const float* diff_dst, float* diff_src) {
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
   std::fill(diff_src, diff_src + static_cast<long>(s.batch) * s.channels * in_plane, 0.f);
@@ -218,6 +211,52 @@ void StochasticPoolBackwardTest(const PoolingShape& s, const float* src, const f
       }
     }
   });
+}
+
+StatusOr<std::unique_ptr<kernels::PoolingKernel>> Pooling::Create(
+    const kernels::PoolingProblem& problem, const kernels::KernelRequest&) {
+  return std::unique_ptr<kernels::PoolingKernel>(new Pooling(problem));
+}
+
+Pooling::Pooling(const kernels::PoolingProblem& problem) : problem_(problem) {
+  const kernels::PoolingShape& s = problem.shape;
+  if (RoutesToChosen()) mask_.resize(static_cast<size_t>(s.batch) * s.channels * s.out_h * s.out_w);
+}
+
+bool Pooling::RoutesToChosen() const {
+  return problem_.method == kernels::PoolMethod::kMax ||
+         (problem_.method == kernels::PoolMethod::kStochastic && problem_.training);
+}
+
+void Pooling::Forward(const float* src, const float* uniforms, float* dst, float* argmax) {
+  const kernels::PoolingShape& s = problem_.shape;
+  switch (problem_.method) {
+    case kernels::PoolMethod::kStochastic:
+      if (problem_.training) {
+        StochasticPoolForwardTrain(s, src, uniforms, dst, mask_.data());
+      } else {
+        StochasticPoolForwardTest(s, src, dst);
+      }
+      return;
+    case kernels::PoolMethod::kAverage:
+      AvePoolForward(s, src, dst);
+      return;
+    case kernels::PoolMethod::kMax:
+      MaxPoolForward(s, src, dst, mask_.data());
+      if (problem_.argmax_top) std::copy(mask_.begin(), mask_.end(), argmax);
+      return;
+  }
+}
+
+void Pooling::Backward(const float* src, const float* diff_dst, float* diff_src) {
+  const kernels::PoolingShape& s = problem_.shape;
+  if (RoutesToChosen()) {
+    MaxPoolBackward(s, diff_dst, mask_.data(), diff_src);
+  } else if (problem_.method == kernels::PoolMethod::kStochastic) {
+    StochasticPoolBackwardTest(s, src, diff_dst, diff_src);
+  } else {
+    AvePoolBackward(s, diff_dst, diff_src);
+  }
 }
 
 }  // namespace dtrain::reference

@@ -1,0 +1,22 @@
+#include "kernels/eltwise.h"
+
+#include "kernels/onednn/eltwise_sum.h"
+#include "kernels/reference/eltwise.h"
+
+namespace dtrain::kernels {
+namespace {
+
+const Implementation<JoinKernel, EltwiseProblem> kImplementations[] = {
+    {Engine::kOnednn, "onednn", "oneDNN", &onednn::EltwiseSum::Create},
+    {Engine::kReference, "reference", "the reference", &reference::Eltwise::Create},
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<JoinKernel>> ChooseKernel(const EltwiseProblem& problem,
+                                                   const KernelRequest& request,
+                                                   std::string* report) {
+  return ChooseFrom(kImplementations, problem, request, report);
+}
+
+}  // namespace dtrain::kernels

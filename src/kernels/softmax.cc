@@ -1,0 +1,22 @@
+#include "kernels/softmax.h"
+
+#include "kernels/onednn/softmax.h"
+#include "kernels/reference/softmax.h"
+
+namespace dtrain::kernels {
+namespace {
+
+const Implementation<UnaryKernel, SoftmaxProblem> kImplementations[] = {
+    {Engine::kOnednn, "onednn", "oneDNN", &onednn::Softmax::Create},
+    {Engine::kReference, "reference", "the reference", &reference::Softmax::Create},
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<UnaryKernel>> ChooseKernel(const SoftmaxProblem& problem,
+                                                    const KernelRequest& request,
+                                                    std::string* report) {
+  return ChooseFrom(kImplementations, problem, request, report);
+}
+
+}  // namespace dtrain::kernels
