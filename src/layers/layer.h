@@ -37,7 +37,7 @@ using TensorVec = std::vector<Tensor*>;
 struct LayerContext {
   Phase phase = TRAIN;
   uint64_t seed = 1701;        // the layer's own random stream (fillers, dropout, data order)
-  std::string engine;          // the engine asked for (layers/engine.h); "" lets the layer choose
+  std::string engine;          // the engine asked for (layers/engine.h); "" lets the list choose
   Scratch* scratch = nullptr;  // the net's per-call kernel scratch (null: kernels keep their own)
 };
 

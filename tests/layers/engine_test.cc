@@ -1,4 +1,5 @@
-// The engine choice (layers/engine.h): names, precedence, declines and the report verbose prints.
+// The engine choice (layers/engine.h, kernels/kernel_list.h): names, precedence, declines and the
+// report verbose prints.
 // These tests name each layer's engine themselves (LayerContext, Net), not through
 // testing::MakeLayer and $DTRAIN_TEST_ENGINE, so EngineTest is not in ctest's reference rerun.
 #include "layers/engine.h"

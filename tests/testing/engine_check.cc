@@ -21,7 +21,7 @@ std::vector<BuiltLayer>& Records() {
   return records;
 }
 
-// How an engine report of layers/engine.h begins when that engine ran.
+// How an engine report of kernels/kernel_list.h begins when that engine ran.
 const char* ReportPrefix(Engine engine) {
   return engine == Engine::kReference ? "reference" : "onednn";
 }

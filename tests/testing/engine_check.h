@@ -2,7 +2,7 @@
 // fails unless the layers it built ran that engine.
 //
 // testing::MakeLayer (layer_test_util.h) records each layer it built when the layer is deleted
-// (the layer's name, type and engine_report(), which layers/engine.h sets when the layer's
+// (the layer's name, type and engine_report(), which kernels/kernel_list.h sets when the layer's
 // kernel list runs). A gtest listener, registered by engine_check.cc for the whole test binary,
 // takes the records of each test at its end (gtest deletes the fixture, and with it any layer
 // the fixture holds, before that) and adds the failure EngineCheckFailure describes. Layers
