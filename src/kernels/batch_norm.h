@@ -1,10 +1,14 @@
 // BatchNorm, the op: each channel of a (num, channels, spatial) float32 buffer normalised to zero
 // mean and unit variance, dst = (src - mean_c) / sqrt(var_c + eps), with the batch's statistics
-// (taken over num and spatial; variance biased) or given global ones. No scale or shift; its
-// problem and its implementation list.
+// (taken over num and spatial; variance biased) or given global ones; its problem and its
+// implementation list. Optionally fused with what Caffe writes as the following layers (the
+// BatchNorm layer absorbs them, layers/batch_norm_layer.h): a per-channel scale and shift
+// (Scale with bias_term), dst = scale_c * xhat + shift_c, and a ReLU after it.
 //
-// Backward with batch statistics: diff_src = (diff_dst - mean(diff_dst) - mean(diff_dst * dst)
-// * dst) / sqrt(var + eps) per channel; with global statistics: diff_dst / sqrt(var + eps).
+// Backward with batch statistics: diff_xhat = (the diff through ReLU and scale), diff_src =
+// (diff_xhat - mean(diff_xhat) - mean(diff_xhat * xhat) * xhat) / sqrt(var + eps) per channel;
+// with global statistics: diff_xhat / sqrt(var + eps). With scale and shift it also writes
+// diff_scale_c = sum(diff * xhat) and diff_shift_c = sum(diff) (diff: after the ReLU's mask).
 // Implementations, in order: oneDNN (kernels/onednn/batch_norm.h), the reference loops
 // (kernels/reference/batch_norm.h).
 #pragma once
@@ -21,21 +25,27 @@ struct BatchNormProblem {
   int64_t num = 1, channels = 1, spatial = 1;
   float eps = 1e-5f;
   bool global_stats = false;
+  bool scale_shift = false;  // dst = scale * xhat + shift
+  bool relu = false;         // then dst = max(dst, 0)
   bool operator==(const BatchNormProblem& o) const {
     return num == o.num && channels == o.channels && spatial == o.spatial && eps == o.eps &&
-           global_stats == o.global_stats;
+           global_stats == o.global_stats && scale_shift == o.scale_shift && relu == o.relu;
   }
 };
 
 class BatchNormKernel : public Kernel {
  public:
   // mean and variance (channels floats each): outputs with batch statistics, inputs with global
-  // ones. May run in place (src == dst); the kernel then keeps what its backward needs.
-  virtual void Forward(const float* src, float* dst, float* mean, float* variance) = 0;
-  // After the forward pass of the same batch, with its src and dst pointers and statistics.
-  // diff_src (overwritten) may be diff_dst itself.
+  // ones; scale and shift (channels floats each) are read only with problem.scale_shift. May run
+  // in place (src == dst); the kernel then keeps what its backward needs.
+  virtual void Forward(const float* src, float* dst, float* mean, float* variance,
+                       const float* scale, const float* shift) = 0;
+  // After the forward pass of the same batch, with its pointers and statistics. diff_src
+  // (overwritten) may be diff_dst itself; diff_scale and diff_shift (overwritten, channels floats
+  // each) are written only with problem.scale_shift.
   virtual void Backward(const float* src, const float* dst, const float* mean,
-                        const float* variance, const float* diff_dst, float* diff_src) = 0;
+                        const float* variance, const float* scale, const float* diff_dst,
+                        float* diff_src, float* diff_scale, float* diff_shift) = 0;
 };
 
 StatusOr<std::unique_ptr<BatchNormKernel>> ChooseKernel(const BatchNormProblem& problem,

@@ -53,8 +53,30 @@ Status BatchNormLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   top[0]->ReshapeLike(*bottom[0]);
   mean_.resize(channels_);
   variance_.resize(channels_);
-  return UpdateKernel(
-      kernel_, kernels::BatchNormProblem{num_, channels_, spatial_, eps_, use_global_stats_});
+  return UpdateKernel(kernel_,
+                      kernels::BatchNormProblem{num_, channels_, spatial_, eps_, use_global_stats_,
+                                                scale_layer_ != nullptr, relu_});
+}
+
+bool BatchNormLayer::Absorb(Layer& next) {
+  const std::string type = next.type();
+  if (type == "ReLU" && !relu_) {
+    if (next.layer_param().relu_param().negative_slope() != 0.f) return false;
+    relu_ = true;
+    return true;
+  }
+  if (type != "Scale" || scale_layer_ != nullptr || relu_) return false;
+  const ScaleParameter& p = next.layer_param().scale_param();
+  const size_t blobs = p.bias_term() ? 2 : 1;
+  const bool per_channel = p.axis() == 1 && p.num_axes() == 1 && next.blobs().size() == blobs &&
+                           next.blobs()[0]->count() == channels_ && channels_ > 1;
+  if (!per_channel) return false;
+  scale_layer_ = &next;
+  scale_has_bias_ = p.bias_term();
+  zero_shift_.assign(channels_, 0.f);
+  diff_scale_.resize(channels_);
+  diff_shift_.resize(channels_);
+  return true;
 }
 
 void BatchNormLayer::ReadGlobalStats() {
@@ -80,16 +102,33 @@ void BatchNormLayer::UpdateRunningStats() {
 
 Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   if (use_global_stats_) ReadGlobalStats();
-  kernel_->Forward(bottom[0]->data(), top[0]->mutable_data(), mean_.data(), variance_.data());
+  const float* scale = scale_layer_ ? scale_layer_->blobs()[0]->data() : nullptr;
+  const float* shift = scale_has_bias_ ? scale_layer_->blobs()[1]->data() : zero_shift_.data();
+  kernel_->Forward(bottom[0]->data(), top[0]->mutable_data(), mean_.data(), variance_.data(), scale,
+                   shift);
   if (!use_global_stats_) UpdateRunningStats();
   return Status::Ok();
 }
 
 void BatchNormLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                   const TensorVec& bottom) {
-  if (!propagate_down[0]) return;
+  const bool scale_diff = scale_layer_ && scale_layer_->param_propagate_down(0);
+  const bool shift_diff = scale_has_bias_ && scale_layer_->param_propagate_down(1);
+  if (!propagate_down[0] && !scale_diff && !shift_diff) return;
+  float* diff_src = bottom[0]->mutable_diff();
+  if (!propagate_down[0]) {  // only the Scale's gradients are wanted
+    unused_diff_.resize(static_cast<size_t>(bottom[0]->count()));
+    diff_src = unused_diff_.data();
+  }
   kernel_->Backward(bottom[0]->data(), top[0]->data(), mean_.data(), variance_.data(),
-                    top[0]->diff(), bottom[0]->mutable_diff());
+                    scale_layer_ ? scale_layer_->blobs()[0]->data() : nullptr, top[0]->diff(),
+                    diff_src, diff_scale_.data(), diff_shift_.data());
+  auto accumulate = [this](const std::vector<float>& diff, Tensor* blob) {
+    float* d = blob->mutable_diff();
+    for (int c = 0; c < channels_; ++c) d[c] += diff[c];
+  };
+  if (scale_diff) accumulate(diff_scale_, scale_layer_->blobs()[0].get());
+  if (shift_diff) accumulate(diff_shift_, scale_layer_->blobs()[1].get());
 }
 
 }  // namespace dtrain

@@ -17,6 +17,13 @@
 // Backward with batch statistics: dx = (dy - mean(dy) - mean(dy * y) * y) / sqrt(var + eps) per
 // channel; with global statistics: dx = dy / sqrt(var + eps). Computed by the BatchNorm op's
 // kernel (kernels/batch_norm.h); this layer keeps the running statistics.
+//
+// Fusion (Layer::Absorb): the layer takes over a Scale that runs in place on its top right after
+// it with a learned per-channel scale (one bottom, axis 1, num_axes 1; with or without bias_term)
+// and then a ReLU with negative_slope 0 (with or without the Scale before it), the way Caffe
+// model files write BatchNorm + Scale + ReLU. The kernel then computes relu(s * xhat + b) in one
+// pass and, in backward, the Scale's gradients, which this layer adds to the Scale's blobs; the
+// blobs stay the Scale's (snapshots and weight files are unchanged).
 #pragma once
 
 #include <vector>
@@ -34,6 +41,7 @@ class BatchNormLayer : public Layer {
   int ExactNumTopBlobs() const override { return 1; }
   bool IsStatistic(int blob_index) const override { return true; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+  bool Absorb(Layer& next) override;
 
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
@@ -50,6 +58,14 @@ class BatchNormLayer : public Layer {
   int64_t spatial_ = 1;  // count / (num * channels)
   void ReadGlobalStats();
   void UpdateRunningStats();
+
+  // The absorbed layers: the Scale (null if none) and whether a ReLU follows.
+  Layer* scale_layer_ = nullptr;
+  bool scale_has_bias_ = false;
+  bool relu_ = false;
+  std::vector<float> zero_shift_;               // the shift of a Scale without bias_term
+  std::vector<float> diff_scale_, diff_shift_;  // the kernel's, added to the Scale's diffs
+  std::vector<float> unused_diff_;              // diff_src when the bottom needs none
 
   std::vector<float> mean_, variance_;  // per channel, of the last Forward
   kernels::KernelChoice<kernels::BatchNormKernel, kernels::BatchNormProblem> kernel_;

@@ -110,6 +110,10 @@ bool Layer::BottomShapesUnchanged(const TensorVec& bottom) {
 }
 
 Status Layer::ForwardUnguarded(const TensorVec& bottom, const TensorVec& top, float* loss) {
+  if (absorbed_) {  // the absorbing layer computed the top (in place, no loss weight)
+    if (loss != nullptr) *loss = 0.f;
+    return Status::Ok();
+  }
   // A layer's tops and kernels depend only on its parameters and bottom shapes; a layer without
   // bottoms (data) reshapes every time.
   if (!BottomShapesUnchanged(bottom)) {

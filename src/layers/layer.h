@@ -52,7 +52,7 @@ class Layer {
   Status Forward(const TensorVec& bottom, const TensorVec& top, float* loss);
   void Backward(const TensorVec& top, const std::vector<bool>& propagate_down,
                 const TensorVec& bottom) {
-    BackwardImpl(top, propagate_down, bottom);
+    if (!absorbed_) BackwardImpl(top, propagate_down, bottom);
   }
   virtual Status Reshape(const TensorVec& bottom, const TensorVec& top) = 0;
 
@@ -60,6 +60,15 @@ class Layer {
   const LayerParameter& layer_param() const { return param_; }
   const std::string& name() const { return param_.name(); }
   Phase phase() const { return phase_; }
+
+  // Fusion. The net offers a layer each layer that runs in place on its only top right after it
+  // (and then the next such one, while it accepts): Absorb says whether this layer takes `next`
+  // over, computing next's output in its own forward pass and next's parameter gradients in its
+  // backward pass, from the next Reshape on. The net then marks `next` absorbed: its Forward and
+  // Backward do nothing. Default: takes nothing over.
+  virtual bool Absorb(Layer& next) { return false; }
+  void set_absorbed() { absorbed_ = true; }
+  bool absorbed() const { return absorbed_; }
 
   // Which implementation computes this layer and why the others declined ("" for layers that
   // have only one implementation).
@@ -156,6 +165,7 @@ class Layer {
   bool BottomShapesUnchanged(const TensorVec& bottom);
 
   std::string engine_name_;
+  bool absorbed_ = false;
   std::vector<std::vector<int>> reshaped_for_;  // bottom shapes of the last Reshape in Forward
   std::vector<bool> param_propagate_down_;
   std::vector<float> loss_weights_;

@@ -58,11 +58,9 @@ Status ScaleLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   outer_ = view->outer;
   dim_ = view->dim;
   inner_ = view->inner;
-  if (bottom[0] == top[0]) {
-    bottom_copy_.ReshapeLike(x);
-  } else {
-    top[0]->ReshapeLike(x);
-  }
+  // In place, Forward saves x into bottom_copy_ (not allocated here, so that a Scale another layer
+  // absorbs holds no copy).
+  if (bottom[0] != top[0]) top[0]->ReshapeLike(x);
   if (bias_layer_) {
     // The net may have replaced our bias blob (shared parameters); hand the
     // current one down.

@@ -1,6 +1,6 @@
 #include "layers/split_layer.h"
 
-#include <algorithm>
+#include <string>
 
 namespace dtrain {
 
@@ -10,7 +10,8 @@ Status SplitLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
     top[i]->ReshapeLike(*bottom[0]);
     top[i]->ShareData(*bottom[0]);
   }
-  return Status::Ok();
+  return UpdateKernel(sum_, kernels::EltwiseProblem{bottom[0]->count(), kernels::EltwiseOp::kSum,
+                                                    std::vector<float>(top.size(), 1.f)});
 }
 
 Status SplitLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
@@ -21,13 +22,9 @@ Status SplitLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
 void SplitLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                               const TensorVec& bottom) {
   if (!propagate_down[0]) return;
-  const int64_t n = bottom[0]->count();
-  float* dx = bottom[0]->mutable_diff();
-  std::copy(top[0]->diff(), top[0]->diff() + n, dx);
-  for (size_t t = 1; t < top.size(); ++t) {
-    const float* dy = top[t]->diff();
-    for (int64_t i = 0; i < n; ++i) dx[i] += dy[i];
-  }
+  top_diffs_.clear();
+  for (const Tensor* t : top) top_diffs_.push_back(t->diff());
+  sum_->Forward(top_diffs_, bottom[0]->mutable_diff());
 }
 
 }  // namespace dtrain

@@ -2,9 +2,13 @@
 // than one layer, so that each consumer gets its own diff.
 //
 // One bottom; one or more tops, each sharing the bottom's data (no copy) but with its own diff.
-// Never in place. Backward: the bottom diff is the sum of the top diffs.
+// Never in place. Backward: the bottom diff is the sum of the top diffs, computed by the Eltwise
+// op's SUM kernel (kernels/eltwise.h).
 #pragma once
 
+#include <vector>
+
+#include "kernels/eltwise.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -21,6 +25,10 @@ class SplitLayer : public Layer {
   Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
   void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                     const TensorVec& bottom) override;
+
+ private:
+  kernels::KernelChoice<kernels::JoinKernel, kernels::EltwiseProblem> sum_;
+  std::vector<const float*> top_diffs_;
 };
 
 }  // namespace dtrain

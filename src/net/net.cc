@@ -77,6 +77,7 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
       }
     }
   }
+  if (param.fuse_layers()) DT_RETURN_IF_ERROR(FuseLayers());
   ShareDiffBuffers();
   const NetMemory memory = Memory();
   if (memory.total() > MachineMemoryBytes()) {
@@ -114,6 +115,30 @@ NetMemory Net::Memory() const {
     return values * static_cast<int64_t>(sizeof(float));
   };
   return NetMemory{bytes(data), bytes(diff), bytes(params)};
+}
+
+// Offers each layer the layers right after it that run in place on its only top, one by one while
+// it accepts (Layer::Absorb: BatchNorm takes Scale and ReLU). An absorbing layer then runs
+// backward whenever one it absorbed would have, and reshapes for its new work at once.
+Status Net::FuseLayers() {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layers_[i]->absorbed() || top_id_vecs_[i].size() != 1) continue;
+    const std::vector<int> blob = top_id_vecs_[i];
+    bool absorbed_any = false;
+    for (size_t j = i + 1; j < layers_.size(); ++j) {
+      if (bottom_id_vecs_[j] != blob || top_id_vecs_[j] != blob ||
+          layers_[j]->loss_weight(0) != 0.f || !layers_[i]->Absorb(*layers_[j])) {
+        break;
+      }
+      layers_[j]->set_absorbed();
+      layer_need_backward_[i] = layer_need_backward_[i] || layer_need_backward_[j];
+      absorbed_any = true;
+      DT_LOG(INFO) << "Layer " << layer_names_[j] << " (" << layers_[j]->type() << ") runs inside "
+                   << layer_names_[i] << " (" << layers_[i]->type() << ")";
+    }
+    if (absorbed_any) DT_RETURN_IF_ERROR(layers_[i]->Reshape(bottom_vecs_[i], top_vecs_[i]));
+  }
+  return Status::Ok();
 }
 
 // Blobs whose diffs live at disjoint times in backward share buffers (net/diff_planner.h). A blob

@@ -115,6 +115,7 @@ class Net {
                      const std::string& engine, std::map<std::string, int>* available_blobs);
   Status AppendParams(int layer_index);
   void DecideBackward(bool force_backward);
+  Status FuseLayers();
   void ShareDiffBuffers();
 
   std::string name_;

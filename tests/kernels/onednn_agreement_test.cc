@@ -126,6 +126,8 @@ std::vector<Case> ExtraCases() {
       {R"(type: "BatchNorm" batch_norm_param { use_global_stats: true eps: 0.001 })",
        {{4, 6, 3, 3}}},
       {R"(type: "BatchNorm" batch_norm_param { use_global_stats: false })", {{8, 5}}},
+      {R"(type: "BatchNorm" batch_norm_param { use_global_stats: false })", {{2, 24, 5, 3}}},
+      {R"(type: "BatchNorm" batch_norm_param { use_global_stats: true })", {{3, 16, 4, 4}}},
       {R"(type: "Softmax" softmax_param { axis: 1 })", {{2, 4, 3, 5}}},
       {R"(type: "Softmax" softmax_param { axis: -1 })", {{3, 2, 7}}},
       {R"(type: "InnerProduct" inner_product_param { num_output: 7 transpose: true })",

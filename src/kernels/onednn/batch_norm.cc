@@ -12,63 +12,112 @@ using dnnl::prop_kind;
 StatusOr<std::unique_ptr<kernels::BatchNormKernel>> BatchNorm::Create(
     const kernels::BatchNormProblem& problem, const kernels::KernelRequest& request) {
   return CreateKernel<kernels::BatchNormKernel, BatchNorm>("batch normalization", problem,
-                                                           request.training);
+                                                           request.training, request.scratch);
 }
 
-Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training) {
+Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training, Scratch* scratch) {
+  scratch_ = ScratchRef(scratch);
+  training_ = training;
   const Dims dims = {p.num, p.channels, p.spatial, 1};
-  const normalization_flags flags =
+  const dnnl::memory::desc user = PlainDesc(dims);
+  const dnnl::memory::desc inner = p.channels >= 8 ? BlockedDesc4d(dims) : user;
+  normalization_flags flags =
       p.global_stats ? normalization_flags::use_global_stats : normalization_flags::none;
+  if (p.scale_shift)
+    flags = flags | normalization_flags::use_scale | normalization_flags::use_shift;
+  if (p.relu) flags = flags | normalization_flags::fuse_norm_relu;
   const batch_normalization_forward::primitive_desc forward_pd(
       batch_normalization_forward::desc(
-          training ? prop_kind::forward_training : prop_kind::forward_inference, PlainDesc(dims),
-          p.eps, flags),
+          training ? prop_kind::forward_training : prop_kind::forward_inference, inner, p.eps,
+          flags),
       context_.engine);
   forward_ = batch_normalization_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
-  src_ = UserMemory(context_, dims);
-  dst_ = UserMemory(context_, dims);
+  Scratch* arena = scratch_.get();
+  dst_ = Relayout(context_, user, inner, arena);
   mean_ = UserMemory(context_, {p.channels});
   variance_ = UserMemory(context_, {p.channels});
-  fwd_args_ = {{DNNL_ARG_SRC, src_},
-               {DNNL_ARG_DST, dst_},
-               {DNNL_ARG_MEAN, mean_},
-               {DNNL_ARG_VARIANCE, variance_}};
-  if (!training) return Status::Ok();
+  fwd_args_ = {{DNNL_ARG_MEAN, mean_}, {DNNL_ARG_VARIANCE, variance_}};
+  if (p.scale_shift) {
+    scale_ = UserMemory(context_, {p.channels});
+    shift_ = UserMemory(context_, {p.channels});
+    fwd_args_[DNNL_ARG_SCALE] = scale_;
+    fwd_args_[DNNL_ARG_SHIFT] = shift_;
+  }
+  if (!training) {
+    src_ = Relayout(context_, user, inner, arena);
+    arena->Reserve(src_.scratch_bytes() + dst_.scratch_bytes());
+    return Status::Ok();
+  }
+  if (p.relu) {
+    workspace_ = dnnl::memory(forward_pd.workspace_desc(), context_.engine);
+    fwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
+  }
+  user_src_ = dnnl::memory(user, context_.engine, DNNL_MEMORY_NONE);
+  kept_src_ = dnnl::memory(inner, context_.engine);
+  to_kept_ = dnnl::reorder(user_src_, kept_src_);
+
   const batch_normalization_backward::primitive_desc backward_pd(
-      batch_normalization_backward::desc(prop_kind::backward_data, PlainDesc(dims), PlainDesc(dims),
-                                         p.eps, flags),
+      batch_normalization_backward::desc(
+          p.scale_shift ? prop_kind::backward : prop_kind::backward_data, inner, inner, p.eps,
+          flags),
       context_.engine, forward_pd);
   backward_ = batch_normalization_backward(backward_pd);
-  src_copy_.resize(static_cast<size_t>(p.num * p.channels * p.spatial));
-  diff_dst_ = UserMemory(context_, dims);
-  diff_src_ = UserMemory(context_, dims);
-  bwd_args_ = {{DNNL_ARG_SRC, src_},
-               {DNNL_ARG_MEAN, mean_},
-               {DNNL_ARG_VARIANCE, variance_},
-               {DNNL_ARG_DIFF_DST, diff_dst_},
-               {DNNL_ARG_DIFF_SRC, diff_src_}};
+  diff_dst_ = Relayout(context_, user, inner, arena);
+  diff_src_ = Relayout(context_, user, inner, arena);
+  bwd_args_ = {{DNNL_ARG_SRC, kept_src_}, {DNNL_ARG_MEAN, mean_}, {DNNL_ARG_VARIANCE, variance_}};
+  if (p.scale_shift) {
+    diff_scale_ = UserMemory(context_, {p.channels});
+    diff_shift_ = UserMemory(context_, {p.channels});
+    bwd_args_[DNNL_ARG_SCALE] = scale_;
+    // oneDNN 2.6 refuses the backward pass without its shift argument, which it does not read:
+    // shift_ still points where the forward pass bound it.
+    bwd_args_[DNNL_ARG_SHIFT] = shift_;
+    bwd_args_[DNNL_ARG_DIFF_SCALE] = diff_scale_;
+    bwd_args_[DNNL_ARG_DIFF_SHIFT] = diff_shift_;
+  }
+  if (p.relu) bwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
+  arena->Reserve(
+      std::max(dst_.scratch_bytes(), diff_dst_.scratch_bytes() + diff_src_.scratch_bytes()));
   return Status::Ok();
 }
 
-void BatchNorm::Forward(const float* src, float* dst, float* mean, float* variance) {
-  in_place_ = src == dst && !src_copy_.empty();
-  if (in_place_) std::copy(src, src + src_copy_.size(), src_copy_.begin());
-  Bind(src_, src);
-  Bind(dst_, dst);
+void BatchNorm::Forward(const float* src, float* dst, float* mean, float* variance,
+                        const float* scale, const float* shift) {
+  scratch_.get()->Reset();
+  if (training_) {  // copied first: dst may be src
+    Bind(user_src_, src);
+    to_kept_.execute(context_.stream, user_src_, kept_src_);
+    fwd_args_[DNNL_ARG_SRC] = kept_src_;
+  } else {
+    fwd_args_[DNNL_ARG_SRC] = src_.In(context_, src);
+  }
+  fwd_args_[DNNL_ARG_DST] = dst_.Target(dst);
   Bind(mean_, mean);
   Bind(variance_, variance);
+  if (scale_) {
+    Bind(scale_, scale);
+    Bind(shift_, shift);
+  }
   forward_.execute(context_.stream, fwd_args_);
+  dst_.Out(context_);
 }
 
 void BatchNorm::Backward(const float* src, const float* dst, const float* mean,
-                         const float* variance, const float* diff_dst, float* diff_src) {
-  Bind(src_, in_place_ ? src_copy_.data() : src);
+                         const float* variance, const float* scale, const float* diff_dst,
+                         float* diff_src, float* diff_scale, float* diff_shift) {
+  scratch_.get()->Reset();
+  bwd_args_[DNNL_ARG_DIFF_DST] = diff_dst_.In(context_, diff_dst);  // before diff_src is written
+  bwd_args_[DNNL_ARG_DIFF_SRC] = diff_src_.Target(diff_src);
   Bind(mean_, mean);
   Bind(variance_, variance);
-  Bind(diff_dst_, diff_dst);
-  Bind(diff_src_, diff_src);
+  if (diff_scale_) {
+    Bind(scale_, scale);
+    Bind(diff_scale_, diff_scale);
+    Bind(diff_shift_, diff_shift);
+  }
   backward_.execute(context_.stream, bwd_args_);
+  diff_src_.Out(context_);
 }
 
 }  // namespace dtrain::onednn

@@ -1,13 +1,17 @@
-// oneDNN batch normalisation without scale and shift, an implementation of kernels/batch_norm.h
-// on a dense (num, channels, spatial) float32 buffer. With batch statistics (training) the
-// forward pass writes the batch's mean and biased variance; with global statistics it reads
-// them. Backward needs the forward's src: run in place, the forward pass keeps a copy of it.
-// Not thread-safe.
+// oneDNN batch normalisation, an implementation of kernels/batch_norm.h on a dense (num,
+// channels, spatial) float32 buffer, with oneDNN's own scale and shift (use_scale, use_shift)
+// and ReLU (fuse_norm_relu, whose mask it keeps in a workspace) when the problem fuses them.
+// With batch statistics (training) the forward pass writes the batch's mean and biased variance;
+// with global statistics it reads them.
+//
+// With 8 or more channels it computes in the channel-blocked layout (BlockedDesc4d), where
+// oneDNN's vectorised kernels run several times faster than on plain NCHW, relaying data in and
+// out through the net's scratch. Backward needs the forward's src: the forward pass keeps its own
+// copy (in the inner layout), so the kernel may run in place. Not thread-safe.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "kernels/batch_norm.h"
 #include "kernels/onednn/common.h"
@@ -20,24 +24,31 @@ class BatchNorm : public kernels::BatchNormKernel {
       const kernels::BatchNormProblem& problem, const kernels::KernelRequest& request);
   std::string implementation() const override { return implementation_; }
 
-  void Forward(const float* src, float* dst, float* mean, float* variance) override;
+  void Forward(const float* src, float* dst, float* mean, float* variance, const float* scale,
+               const float* shift) override;
   void Backward(const float* src, const float* dst, const float* mean, const float* variance,
-                const float* diff_dst, float* diff_src) override;
+                const float* scale, const float* diff_dst, float* diff_src, float* diff_scale,
+                float* diff_shift) override;
 
  private:
   template <typename I, typename K, typename... P>
   friend StatusOr<std::unique_ptr<I>> CreateKernel(const char*, const P&...);
   BatchNorm() = default;
-  Status Init(const kernels::BatchNormProblem& problem, bool training);
+  Status Init(const kernels::BatchNormProblem& problem, bool training, Scratch* scratch);
 
   CpuContext context_;
+  ScratchRef scratch_{nullptr};
   std::string implementation_;
+  bool training_ = false;
   dnnl::batch_normalization_forward forward_;
   dnnl::batch_normalization_backward backward_;
-  dnnl::memory src_, dst_, mean_, variance_, diff_dst_, diff_src_;
+  // Training: the forward's src, kept in the inner layout for backward (to_kept_ copies it).
+  dnnl::memory user_src_, kept_src_;
+  dnnl::reorder to_kept_;
+  Relayout src_, dst_, diff_dst_, diff_src_;  // between the caller's layout and the inner one
+  dnnl::memory mean_, variance_, scale_, shift_, diff_scale_, diff_shift_;
+  dnnl::memory workspace_;  // the ReLU's mask, with relu in training
   Args fwd_args_, bwd_args_;
-  std::vector<float> src_copy_;  // training: the last in-place forward's src
-  bool in_place_ = false;        // the last forward ran in place
 };
 
 }  // namespace dtrain::onednn

@@ -50,8 +50,11 @@ Status Convolution::Init(const kernels::ConvolutionShape& s, bool bias, bool tra
       context_.engine, forward_pd);
   // With fewer than 8 input channels per group (a first layer on raw images) the blocked
   // backward-weights kernel has nothing to vectorise over and runs several times slower than
-  // oneDNN's GEMM-based one, which works on the plain layouts (measured on LeNet's conv1).
-  const bool flat_src = s.in_channels / s.groups < 8;
+  // oneDNN's GEMM-based one, which works on the plain layouts (measured on LeNet's conv1). A
+  // depthwise convolution (one input channel per group) is the exception: oneDNN's depthwise
+  // kernels vectorise over the groups, in the blocked layouts.
+  const bool depthwise = s.groups > 1 && s.in_channels == s.groups;
+  const bool flat_src = !depthwise && s.in_channels / s.groups < 8;
   const convolution_backward_weights::primitive_desc weights_pd(
       convolution_backward_weights::desc(
           algorithm::convolution_direct, flat_src ? user.src : any(src_dims), any(weight_dims),

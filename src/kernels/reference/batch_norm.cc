@@ -13,11 +13,18 @@ StatusOr<std::unique_ptr<kernels::BatchNormKernel>> BatchNorm::Create(
 BatchNorm::BatchNorm(const kernels::BatchNormProblem& problem)
     : problem_(problem),
       normalized_(static_cast<size_t>(problem.num * problem.channels * problem.spatial)),
-      stddev_(static_cast<size_t>(problem.channels)) {}
+      stddev_(static_cast<size_t>(problem.channels)),
+      scale_(static_cast<size_t>(problem.channels), 1.f),
+      shift_(static_cast<size_t>(problem.channels), 0.f) {}
 
-void BatchNorm::Forward(const float* x, float* y, float* mean, float* variance) {
+void BatchNorm::Forward(const float* x, float* y, float* mean, float* variance, const float* scale,
+                        const float* shift) {
   const int64_t num = problem_.num, spatial = problem_.spatial;
   const double m = static_cast<double>(num) * spatial;  // elements per channel
+  if (problem_.scale_shift) {
+    std::copy(scale, scale + problem_.channels, scale_.begin());
+    std::copy(shift, shift + problem_.channels, shift_.begin());
+  }
   for (int64_t c = 0; c < problem_.channels; ++c) {
     if (!problem_.global_stats) {
       double sum = 0, sum_sq = 0;
@@ -38,36 +45,50 @@ void BatchNorm::Forward(const float* x, float* y, float* mean, float* variance) 
     for (int64_t n = 0; n < num; ++n) {
       for (int64_t s = 0; s < spatial; ++s) {
         const int64_t k = At(n, c) + s;
-        y[k] = (x[k] - mean[c]) / stddev_[c];
-        normalized_[k] = y[k];
+        normalized_[k] = (x[k] - mean[c]) / stddev_[c];
+        float out = normalized_[k];
+        if (problem_.scale_shift) out = scale_[c] * out + shift_[c];
+        if (problem_.relu) out = std::max(out, 0.f);
+        y[k] = out;
       }
     }
   }
 }
 
-void BatchNorm::Backward(const float*, const float*, const float*, const float*, const float* dy,
-                         float* dx) {
+void BatchNorm::Backward(const float*, const float*, const float*, const float*, const float*,
+                         const float* dy, float* dx, float* diff_scale, float* diff_shift) {
   const int64_t num = problem_.num, spatial = problem_.spatial;
-  const float* y = normalized_.data();
+  const float* xhat = normalized_.data();
   const double m = static_cast<double>(num) * spatial;
   for (int64_t c = 0; c < problem_.channels; ++c) {
-    double mean_dy = 0, mean_dy_y = 0;
-    if (!problem_.global_stats && m > 0) {
-      for (int64_t n = 0; n < num; ++n) {
-        for (int64_t s = 0; s < spatial; ++s) {
-          const int64_t k = At(n, c) + s;
-          mean_dy += dy[k];
-          mean_dy_y += static_cast<double>(dy[k]) * y[k];
-        }
+    // The diff arriving at the scale and shift: dy, masked where the fused ReLU cut.
+    auto diff_out = [&](int64_t k) {
+      return problem_.relu && scale_[c] * xhat[k] + shift_[c] <= 0.f ? 0.f : dy[k];
+    };
+    double sum_d = 0, sum_d_xhat = 0;
+    for (int64_t n = 0; n < num; ++n) {
+      for (int64_t s = 0; s < spatial; ++s) {
+        const int64_t k = At(n, c) + s;
+        sum_d += diff_out(k);
+        sum_d_xhat += static_cast<double>(diff_out(k)) * xhat[k];
       }
-      mean_dy /= m;
-      mean_dy_y /= m;
+    }
+    if (problem_.scale_shift) {
+      diff_scale[c] = static_cast<float>(sum_d_xhat);
+      diff_shift[c] = static_cast<float>(sum_d);
+    }
+    // The statistics of diff_xhat = scale * diff_out, per element of the channel.
+    double mean_dxhat = 0, mean_dxhat_xhat = 0;
+    if (!problem_.global_stats && m > 0) {
+      mean_dxhat = scale_[c] * sum_d / m;
+      mean_dxhat_xhat = scale_[c] * sum_d_xhat / m;
     }
     // dx may be dy itself (in place): each element is read before it is written.
     for (int64_t n = 0; n < num; ++n) {
       for (int64_t s = 0; s < spatial; ++s) {
         const int64_t k = At(n, c) + s;
-        dx[k] = static_cast<float>((dy[k] - mean_dy - mean_dy_y * y[k]) / stddev_[c]);
+        const double dxhat = static_cast<double>(scale_[c]) * diff_out(k);
+        dx[k] = static_cast<float>((dxhat - mean_dxhat - mean_dxhat_xhat * xhat[k]) / stddev_[c]);
       }
     }
   }

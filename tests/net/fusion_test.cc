@@ -1,0 +1,203 @@
+// Layer fusion (Layer::Absorb, Net::FuseLayers): a net whose BatchNorm absorbs the Scale and ReLU
+// after it computes what the same net computes layer by layer (fuse_layers: false, reference
+// kernels): loss, every learnable gradient, the input's gradient and BatchNorm's running
+// statistics, over two iterations, in TRAIN and in TEST, on every engine.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/proto_io.h"
+#include "net/net.h"
+
+namespace dtrain {
+namespace {
+
+constexpr double kTolerance = 1e-4;  // max |fused - separate| / max |separate|, as the harness
+
+double RelativeError(const Tensor& got, const Tensor& want, bool diff) {
+  const float* g = diff ? got.diff() : got.data();
+  const float* w = diff ? want.diff() : want.data();
+  double max_diff = 0, max_ref = 0;
+  for (int64_t i = 0; i < want.count(); ++i) {
+    max_diff = std::max(max_diff, std::abs(static_cast<double>(g[i]) - w[i]));
+    max_ref = std::max(max_ref, std::abs(static_cast<double>(w[i])));
+  }
+  return max_ref > 0 ? max_diff / max_ref : max_diff;
+}
+
+std::unique_ptr<Net> Build(const std::string& text, Phase phase, bool fuse,
+                           const std::string& engine) {
+  NetParameter param;
+  Status parsed = ParseTextProto(text, "net", &param);
+  EXPECT_TRUE(parsed.ok()) << parsed.message();
+  param.set_fuse_layers(fuse);
+  NetState state;
+  state.set_phase(phase);
+  auto net = Net::Create(param, state, 1, engine);
+  EXPECT_TRUE(net.ok()) << net.status().message();
+  return net.ok() ? std::move(net).value() : nullptr;
+}
+
+// Two forward/backward passes of both nets; every blob and parameter compared after each.
+void ExpectSameTraining(const std::string& text, Phase phase, const std::string& engine,
+                        const std::vector<std::string>& absorbed) {
+  SCOPED_TRACE(std::string(phase == TRAIN ? "TRAIN" : "TEST") + ", engine '" + engine + "'");
+  auto fused = Build(text, phase, true, engine);
+  auto separate = Build(text, phase, false, "REFERENCE");
+  ASSERT_TRUE(fused && separate);
+  for (const std::string& name : absorbed) {
+    EXPECT_TRUE(fused->layer_by_name(name)->absorbed()) << name << " was not absorbed";
+    EXPECT_FALSE(separate->layer_by_name(name)->absorbed()) << name;
+  }
+  for (int iteration = 0; iteration < 2; ++iteration) {
+    SCOPED_TRACE("iteration " + std::to_string(iteration));
+    StatusOr<float> fused_loss = fused->Forward();
+    StatusOr<float> separate_loss = separate->Forward();
+    ASSERT_TRUE(fused_loss.ok() && separate_loss.ok());
+    EXPECT_NEAR(*fused_loss, *separate_loss, kTolerance * std::max(1.f, std::abs(*separate_loss)));
+    fused->ClearParamDiffs();
+    separate->ClearParamDiffs();
+    fused->Backward();
+    separate->Backward();
+    for (const char* blob : {"x", "y"}) {
+      EXPECT_LE(RelativeError(*fused->blob_by_name(blob), *separate->blob_by_name(blob), false),
+                kTolerance)
+          << blob << " data";
+    }
+    EXPECT_LE(RelativeError(*fused->blob_by_name("x"), *separate->blob_by_name("x"), true),
+              kTolerance)
+        << "input gradient";
+    for (size_t l = 0; l < separate->layers().size(); ++l) {
+      const auto& want = separate->layers()[l]->blobs();
+      const auto& got = fused->layers()[l]->blobs();
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t b = 0; b < want.size(); ++b) {
+        const std::string what = separate->layer_names()[l] + " blob " + std::to_string(b);
+        EXPECT_LE(RelativeError(*got[b], *want[b], false), kTolerance) << what << " data";
+        EXPECT_LE(RelativeError(*got[b], *want[b], true), kTolerance) << what << " gradient";
+      }
+    }
+  }
+}
+
+void ExpectSameTrainingEverywhere(const std::string& text,
+                                  const std::vector<std::string>& absorbed) {
+  for (Phase phase : {TRAIN, TEST}) {
+    for (const char* engine : {"", "REFERENCE"}) ExpectSameTraining(text, phase, engine, absorbed);
+  }
+}
+
+// DummyData x (4 x 6 x 5 x 5) and target t; a convolution c (16 channels: oneDNN's blocked
+// layout) before the tested layers, whose top ends in blob y, and a loss on y.
+std::string NetAround(const std::string& layers, int y_channels = 16) {
+  return R"(
+    force_backward: true
+    layer { name: "data" type: "DummyData" top: "x" top: "t"
+            dummy_data_param { refill: false shape { dim: 4 dim: 6 dim: 5 dim: 5 }
+                               shape { dim: 4 dim: )" +
+         std::to_string(y_channels) + R"( dim: 5 dim: 5 }
+                               data_filler { type: "gaussian" std: 1 }
+                               data_filler { type: "gaussian" std: 1 } } }
+    layer { name: "c" type: "Convolution" bottom: "x" top: "c"
+            convolution_param { num_output: 16 kernel_size: 3 pad: 1 bias_term: false
+                                weight_filler { type: "gaussian" std: 0.3 } } }
+    )" + layers +
+         R"(
+    layer { name: "loss" type: "EuclideanLoss" bottom: "y" bottom: "t" top: "loss" })";
+}
+
+// Scale's learned values away from 1 and 0, so that a scale or shift left out shows.
+const char* kScaleFillers = R"(filler { type: "uniform" min: 0.5 max: 2 }
+                               bias_filler { type: "uniform" min: -1 max: 1 })";
+
+TEST(Fusion, BatchNormScaleReluInPlaceEqualsSeparateLayers) {
+  ExpectSameTrainingEverywhere(NetAround(std::string(R"(
+    layer { name: "bn" type: "BatchNorm" bottom: "c" top: "c" }
+    layer { name: "scale" type: "Scale" bottom: "c" top: "c"
+            scale_param { bias_term: true )") +
+                                         kScaleFillers + R"( } }
+    layer { name: "relu" type: "ReLU" bottom: "c" top: "c" }
+    layer { name: "y" type: "Convolution" bottom: "c" top: "y"
+            convolution_param { num_output: 16 kernel_size: 1
+                                weight_filler { type: "gaussian" std: 0.3 } } })"),
+                               {"scale", "relu"});
+}
+
+TEST(Fusion, BatchNormIntoANewTopThenScaleWithoutBias) {
+  ExpectSameTrainingEverywhere(NetAround(R"(
+    layer { name: "bn" type: "BatchNorm" bottom: "c" top: "y" }
+    layer { name: "scale" type: "Scale" bottom: "y" top: "y"
+            scale_param { filler { type: "uniform" min: 0.5 max: 2 } } })"),
+                               {"scale"});
+}
+
+TEST(Fusion, BatchNormReluWithoutScale) {
+  ExpectSameTrainingEverywhere(NetAround(R"(
+    layer { name: "bn" type: "BatchNorm" bottom: "c" top: "y" }
+    layer { name: "relu" type: "ReLU" bottom: "y" top: "y" })"),
+                               {"relu"});
+}
+
+// A frozen Scale (lr_mult 0) gets no gradient; a leaky ReLU is not absorbed.
+TEST(Fusion, FrozenScaleAndLeakyReluStaySeparate) {
+  ExpectSameTrainingEverywhere(NetAround(std::string(R"(
+    layer { name: "bn" type: "BatchNorm" bottom: "c" top: "y" }
+    layer { name: "scale" type: "Scale" bottom: "y" top: "y"
+            param { lr_mult: 0 } param { lr_mult: 0 }
+            scale_param { bias_term: true )") +
+                                         kScaleFillers + R"( } }
+    layer { name: "leaky" type: "ReLU" bottom: "y" top: "y" relu_param { negative_slope: 0.1 } })"),
+                               {"scale"});
+  auto net = Build(NetAround(R"(
+    layer { name: "bn" type: "BatchNorm" bottom: "c" top: "y" }
+    layer { name: "leaky" type: "ReLU" bottom: "y" top: "y" relu_param { negative_slope: 0.1 } })"),
+                   TRAIN, true, "");
+  ASSERT_TRUE(net);
+  EXPECT_FALSE(net->layer_by_name("leaky")->absorbed());
+}
+
+// BatchNorm right on the data, with no force_backward: nothing below it needs a gradient, but the
+// Scale it absorbs still learns.
+TEST(Fusion, BatchNormOnTheInputStillTrainsItsScale) {
+  std::string text = NetAround(std::string(R"(
+    layer { name: "bn" type: "BatchNorm" bottom: "x" top: "y" }
+    layer { name: "scale" type: "Scale" bottom: "y" top: "y"
+            scale_param { bias_term: true )") +
+                                   kScaleFillers + R"( } })",
+                               /*y_channels=*/6);
+  text.replace(text.find("force_backward: true"), 20, "");
+  for (const char* engine : {"", "REFERENCE"}) {
+    auto fused = Build(text, TRAIN, true, engine);
+    auto separate = Build(text, TRAIN, false, "REFERENCE");
+    ASSERT_TRUE(fused && separate);
+    ASSERT_TRUE(fused->layer_by_name("scale")->absorbed());
+    ASSERT_TRUE(fused->Forward().ok() && separate->Forward().ok());
+    fused->ClearParamDiffs();
+    separate->ClearParamDiffs();
+    fused->Backward();
+    separate->Backward();
+    const auto& want = separate->layer_by_name("scale")->blobs();
+    const auto& got = fused->layer_by_name("scale")->blobs();
+    for (size_t b = 0; b < want.size(); ++b) {
+      double magnitude = 0;
+      for (int64_t i = 0; i < want[b]->count(); ++i) magnitude += std::abs(want[b]->diff()[i]);
+      EXPECT_GT(magnitude, 0.0) << "blob " << b << " learns";
+      EXPECT_LE(RelativeError(*got[b], *want[b], true), kTolerance) << engine << " blob " << b;
+    }
+  }
+}
+
+// A Scale that takes its factor from a second bottom, or one over two axes, is not a per-channel
+// affine: it runs by itself.
+TEST(Fusion, ScaleThatIsNotPerChannelIsNotAbsorbed) {
+  auto net = Build(NetAround(R"(
+    layer { name: "bn" type: "BatchNorm" bottom: "c" top: "y" }
+    layer { name: "scale" type: "Scale" bottom: "y" top: "y" scale_param { num_axes: 2 } })"),
+                   TRAIN, true, "");
+  ASSERT_TRUE(net);
+  EXPECT_FALSE(net->layer_by_name("scale")->absorbed());
+}
+
+}  // namespace
+}  // namespace dtrain
