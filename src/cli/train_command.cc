@@ -1,6 +1,4 @@
 // dtrain train: Caffe's `caffe train`.
-#include <cblas.h>
-#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +18,7 @@
 #include "distributed/communicator.h"
 #include "distributed/rank_job.h"
 #include "distributed/trainer.h"
+#include "kernels/compute_threads.h"
 #include "net/read_net.h"
 #include "solver/snapshot_output.h"
 #include "solver/solver.h"
@@ -37,8 +36,7 @@ Status ApplyThreadsFlag(const Flags& flags) {
   const char* env = std::getenv("OMP_NUM_THREADS");
   if (threads == 0 && env && std::atoi(env) > 0) threads = std::atoi(env);
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  openblas_set_num_threads(threads);
-  omp_set_num_threads(threads);  // oneDNN's thread pool
+  kernels::SetComputeThreads(threads);
   return Status::Ok();
 }
 
