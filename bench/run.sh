@@ -1,33 +1,43 @@
 #!/usr/bin/env bash
-# End-to-end training throughput, dtrain vs PyTorch, on the nets of bench/nets/ at 1 and 2
-# threads, plus the machine's OpenBLAS sgemm peak; prints one markdown table (also written to
-# bench/out/results.md). See bench/README.md for what is measured.
+# End-to-end training throughput, dtrain vs PyTorch (the current release from PyPI, at its best
+# setting per cell), on the nets of bench/nets/ at 1 and 2 threads, plus the machine's OpenBLAS
+# sgemm peak; prints one markdown table (also written to bench/out/results.md). See
+# bench/README.md for what is measured.
 #
 #   bash bench/run.sh                 # all nets, THREADS="1 2"
 #   NETS="lenet cifar10_quick" THREADS=2 bash bench/run.sh
 #   SKIP_BUILD=1 bash bench/run.sh    # use build/dtrain as it is
-#   REPEATS=1 bash bench/run.sh       # one measurement each instead of the best of 3 (~4 min)
+#   REPEATS=1 bash bench/run.sh       # one measurement each instead of the best of 3
+#   TORCH_SETTINGS="eager-nchw" bash bench/run.sh        # which PyTorch settings to try
+#   PEER_PYTHON=/usr/bin/python3 bash bench/run.sh      # Debian's PyTorch 1.13 instead
 #
-# Needs bench/install-bench-deps.sh once (python3-torch, GNU time). Logs go to bench/out/.
+# Needs bench/install-bench-deps.sh once (bench/.venv with PyTorch, GNU time). Logs go to
+# bench/out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-NETS=${NETS:-"lenet cifar10_quick cifar10_full googlenet"}
+NETS=${NETS:-"lenet cifar10_quick cifar10_full googlenet resnet50 mobilenet_v2"}
 THREADS=${THREADS:-"1 2"}
 REPEATS=${REPEATS:-3}   # each measurement, alternating dtrain and PyTorch; the best is reported
 DTRAIN=${DTRAIN:-build/dtrain}
-PYTHON=/usr/bin/python3   # Debian's python, the one python3-torch installs into
+PYTHON=${PEER_PYTHON:-bench/.venv/bin/python}  # bench/install-bench-deps.sh makes the venv
+# PyTorch's settings (bench/torch_bench.py); each cell reports the fastest and names it.
+TORCH_SETTINGS=${TORCH_SETTINGS:-"eager-nchw eager-channels_last"}
 OUT=bench/out
 mkdir -p "$OUT"
 
 # Per net: batch size, untimed warmup steps, timed steps (the same for dtrain and PyTorch).
-declare -A BATCH=([lenet]=64 [cifar10_quick]=100 [cifar10_full]=100 [googlenet]=32)
-declare -A WARMUP=([lenet]=5 [cifar10_quick]=2 [cifar10_full]=2 [googlenet]=1)
-declare -A ITERS=([lenet]=100 [cifar10_quick]=20 [cifar10_full]=20 [googlenet]=3)
+declare -A BATCH=([lenet]=64 [cifar10_quick]=100 [cifar10_full]=100 [googlenet]=32
+                  [resnet50]=16 [mobilenet_v2]=32)
+declare -A WARMUP=([lenet]=5 [cifar10_quick]=2 [cifar10_full]=2 [googlenet]=1 [resnet50]=1
+                   [mobilenet_v2]=1)
+declare -A ITERS=([lenet]=100 [cifar10_quick]=20 [cifar10_full]=20 [googlenet]=3 [resnet50]=3
+                  [mobilenet_v2]=3)
 
 die() { echo "bench/run.sh: $*" >&2; exit 1; }
 [ -x /usr/bin/time ] || die "GNU time missing: run bash bench/install-bench-deps.sh"
-$PYTHON -c "import torch" 2>/dev/null || die "python3-torch missing: run bash bench/install-bench-deps.sh"
+$PYTHON -c "import torch, torchvision" 2>/dev/null ||
+  die "no PyTorch and torchvision for $PYTHON: run bash bench/install-bench-deps.sh"
 for net in $NETS; do [ -n "${BATCH[$net]:-}" ] || die "unknown net '$net'"; done
 
 # --- build ---------------------------------------------------------------------------------
@@ -77,17 +87,23 @@ dtrain_bench() {  # net threads repeat -> "img_per_s rss_mb"
     'BEGIN { d = c - a; if (d <= 0) { print "nan", rss } else printf "%.2f %s\n", k * b / d, rss }'
 }
 
-torch_bench() {  # net threads repeat -> "img_per_s rss_mb"
-  local line base="$OUT/torch_${1}_t${2}_r$3"
+torch_bench() {  # net threads repeat setting -> "img_per_s rss_mb"
+  local line base="$OUT/torch_${1}_t${2}_r${3}_$4" flags=()
+  case $4 in
+    eager-*) ;; compile-*) flags+=(--compile) ;; *) die "unknown PyTorch setting '$4'" ;;
+  esac
+  flags+=(--layout "${4#*-}")
   line=$(OMP_NUM_THREADS=$2 OPENBLAS_NUM_THREADS=$2 $PYTHON bench/torch_bench.py "$1" \
-    --threads "$2" --iters "${ITERS[$1]}" --warmup "${WARMUP[$1]}" 2>"$base.err") || die "torch_bench failed, see $base.err"
+    --threads "$2" --iters "${ITERS[$1]}" --warmup "${WARMUP[$1]}" "${flags[@]}" 2>"$base.err") ||
+    die "torch_bench failed, see $base.err"
   echo "$line" >"$base.log"
   echo "$line" | sed -E 's/.*img_per_s=([0-9.]+) peak_rss_mb=([0-9]+).*/\1 \2/'
 }
 
 # GFLOP/s of the convolution layers alone (forward + backward FLOPs over their time), from
 # `dtrain time`'s per-layer timing.
-declare -A TIME_ITERS=([lenet]=50 [cifar10_quick]=10 [cifar10_full]=10 [googlenet]=2)
+declare -A TIME_ITERS=([lenet]=50 [cifar10_quick]=10 [cifar10_full]=10 [googlenet]=2
+                       [resnet50]=2 [mobilenet_v2]=2)
 conv_gflops() {  # net threads -> GFLOP/s
   local log="$OUT/time_${1}_t$2.log"
   OMP_NUM_THREADS=$2 OPENBLAS_NUM_THREADS=$2 "$DTRAIN" time --model="bench/nets/$1.prototxt" \
@@ -133,23 +149,28 @@ for net in $NETS; do
   for n in $THREADS; do
     echo "bench: $net, $n thread(s) ..." >&2
     before=$(cpu_ticks)
-    d_ips=0 t_ips=0
+    d_ips=0 t_ips=0 t_setting=none
     for ((r = 1; r <= REPEATS; r++)); do  # alternate, keep the best of each
       res=$(dtrain_bench "$net" "$n" "$r")
       read -r ips d_rss <<<"$res"
       d_ips=$(awk -v a="$d_ips" -v b="$ips" 'BEGIN { print (b > a ? b : a) }')
-      res=$(torch_bench "$net" "$n" "$r")
-      read -r ips t_rss <<<"$res"
-      t_ips=$(awk -v a="$t_ips" -v b="$ips" 'BEGIN { print (b > a ? b : a) }')
+      for setting in $TORCH_SETTINGS; do
+        res=$(torch_bench "$net" "$n" "$r" "$setting")
+        read -r ips rss <<<"$res"
+        if awk -v a="$t_ips" -v b="$ips" 'BEGIN { exit !(b > a) }'; then
+          t_ips=$ips t_rss=$rss t_setting=$setting
+        fi
+      done
     done
     conv=$(conv_gflops "$net" "$n")
     other=$(other_cores "$before" "$(cpu_ticks)")
     rows+=("$(awk -v net="$net" -v n="$n" -v d="$d_ips" -v t="$t_ips" -v dr="$d_rss" \
-      -v tr="$t_rss" -v mf="$mflop" -v peak="${PEAK[$n]:-0}" -v other="$other" -v conv="$conv" 'BEGIN {
+      -v tr="$t_rss" -v ts="$t_setting" -v mf="$mflop" -v peak="${PEAK[$n]:-0}" -v other="$other" \
+      -v conv="$conv" 'BEGIN {
         g = d * mf / 1000; pct = peak > 0 ? 100 * g / peak : 0;
         cpct = peak > 0 ? 100 * conv / peak : 0;
-        printf "| %s | %d | %.1f | %.1f | %.2f | %.1f (%.0f%%) | %.1f (%.0f%%) | %d | %d | %.1f |",
-               net, n, d, t, (t > 0 ? d / t : 0), g, pct, conv, cpct, dr, tr, other }')")
+        printf "| %s | %d | %.1f | %.1f (%s) | %.2f | %.1f (%.0f%%) | %.1f (%.0f%%) | %d | %d | %.1f |",
+               net, n, d, t, ts, (t > 0 ? d / t : 0), g, pct, conv, cpct, dr, tr, other }')")
   done
 done
 end_load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -166,7 +187,7 @@ total_other=$(other_cores "$run_start" "$(cpu_ticks)")
     "other processes kept $total_other of $(nproc) cores busy on average over the run" \
     "(last column: the same during each row)."
   echo
-  echo "| net | threads | dtrain img/s | PyTorch img/s | dtrain/PyTorch | dtrain GFLOP/s (% of sgemm peak) | conv layers GFLOP/s (% of peak) | dtrain peak RSS MiB | PyTorch peak RSS MiB | other load (cores) |"
+  echo "| net | threads | dtrain img/s | PyTorch img/s (best setting) | dtrain/PyTorch | dtrain GFLOP/s (% of sgemm peak) | conv layers GFLOP/s (% of peak) | dtrain peak RSS MiB | PyTorch peak RSS MiB | other load (cores) |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo

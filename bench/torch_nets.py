@@ -1,4 +1,5 @@
-"""The benchmark nets of bench/nets/*.prototxt, built in PyTorch with identical layer shapes.
+"""The benchmark nets of bench/nets/*.prototxt, built in PyTorch with identical layer shapes
+(ResNet-50 and MobileNet v2: torchvision's models, which bench/nets/make_nets.py follows).
 
 Each builder returns (model, input shape, loss weights): model(x) returns a list of logits, one per
 SoftmaxWithLoss of the prototxt, and the training loss is sum(weight * cross_entropy(logits, label)),
@@ -154,8 +155,31 @@ def googlenet():
     return GoogLeNet(), (32, 3, 224, 224), [0.3, 0.3, 1.0]
 
 
+class Listed(nn.Module):
+    """A torchvision model as a single-output benchmark net: returns [logits]."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return [self.model(x)]
+
+
+def resnet50():
+    """torchvision's resnet50 (bench/nets/resnet50.prototxt); batch 16, 3x224x224."""
+    import torchvision
+    return Listed(torchvision.models.resnet50()), (16, 3, 224, 224), [1.0]
+
+
+def mobilenet_v2():
+    """torchvision's mobilenet_v2 (bench/nets/mobilenet_v2.prototxt); batch 32, 3x224x224."""
+    import torchvision
+    return Listed(torchvision.models.mobilenet_v2()), (32, 3, 224, 224), [1.0]
+
+
 NETS = {"lenet": lenet, "cifar10_quick": cifar10_quick, "cifar10_full": cifar10_full,
-        "googlenet": googlenet}
+        "googlenet": googlenet, "resnet50": resnet50, "mobilenet_v2": mobilenet_v2}
 
 
 if __name__ == "__main__":
