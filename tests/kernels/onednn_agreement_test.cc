@@ -189,7 +189,8 @@ Instance Make(const Case& c, const std::string& engine) {
 // Runs one case on both engines and compares every output. Returns the fast engine's report.
 std::string Compare(const Case& c) {
   SCOPED_TRACE(c.where + " (" + c.param.type() + ")");
-  // Pooling runs on oneDNN only when asked (layers/pooling_layer.h); everything else by default.
+  // Pooling runs on oneDNN by default only with AVX-512 (kernels/onednn/pooling.cc), so it is
+  // asked for; everything else runs on it by default.
   Instance fast = Make(c, c.param.type() == "Pooling" ? "ONEDNN" : "ANY");
   Instance ref = Make(c, "REFERENCE");
   if (!fast.layer || !ref.layer) return "";

@@ -10,10 +10,12 @@ memory::desc PlainDesc(const Dims& dims) {
   return memory::desc(dims, memory::data_type::f32, strides);
 }
 
+bool BlocksOf16Channels() { return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core; }
+
 memory::desc BlockedDesc4d(const Dims& dims) {
-  const bool avx512 = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
-  return memory::desc(dims, memory::data_type::f32,
-                      avx512 ? memory::format_tag::nChw16c : memory::format_tag::nChw8c);
+  return memory::desc(
+      dims, memory::data_type::f32,
+      BlocksOf16Channels() ? memory::format_tag::nChw16c : memory::format_tag::nChw8c);
 }
 
 memory UserMemory(const CpuContext& context, const Dims& dims) {

@@ -29,6 +29,8 @@ struct CpuContext {
 
 // Dense row-major float32 of these dims (nchw for 4-D, nc for 2-D, ...).
 dnnl::memory::desc PlainDesc(const Dims& dims);
+// Whether oneDNN runs AVX-512 code here, whose blocked layouts hold 16 channels (else 8).
+bool BlocksOf16Channels();
 // The channel-blocked 4-D layout oneDNN's vectorised kernels prefer on this CPU (nChw16c with
 // AVX-512, else nChw8c), for primitives that take no `any` layout for their input.
 dnnl::memory::desc BlockedDesc4d(const Dims& dims);
