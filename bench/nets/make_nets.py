@@ -40,64 +40,40 @@ class Net:
     def add(self, text):
         self.lines.append(text)
 
+    def layer(self, name, kind, bottoms, top, body=""):
+        """A layer of type `kind`; `body`: its parameter lines, each indented and ended."""
+        lines = [f'  name: "{name}"', f'  type: "{kind}"']
+        lines += [f'  bottom: "{b}"' for b in bottoms] + [f'  top: "{top}"']
+        self.add("layer {\n" + "\n".join(lines) + "\n" + body + "}")
+
     def conv(self, name, bottom, num_output, kernel, stride=1, group=1):
-        group_line = f"\n    group: {group}" if group > 1 else ""
-        self.add(f"""layer {{
-  name: "{name}"
-  type: "Convolution"
-  bottom: "{bottom}"
-  top: "{name}"
-  param {{ lr_mult: 1 decay_mult: 1 }}
-  convolution_param {{
-    num_output: {num_output}
-    kernel_size: {kernel}
-    pad: {kernel // 2}
-    stride: {stride}{group_line}
-    bias_term: false
-    weight_filler {{ type: "msra" }}
-  }}
-}}""")
+        group_line = f"    group: {group}\n" if group > 1 else ""
+        self.layer(name, "Convolution", [bottom], name,
+                   "  param { lr_mult: 1 decay_mult: 1 }\n"
+                   "  convolution_param {\n"
+                   f"    num_output: {num_output}\n    kernel_size: {kernel}\n"
+                   f"    pad: {kernel // 2}\n    stride: {stride}\n{group_line}"
+                   "    bias_term: false\n"
+                   '    weight_filler { type: "msra" }\n'
+                   "  }\n")
         return name
 
     def bn_scale(self, blob, relu):
         """BatchNorm + Scale (+ ReLU) in place on `blob`, as Caffe model files write them."""
-        self.add(f"""layer {{
-  name: "{blob}/bn"
-  type: "BatchNorm"
-  bottom: "{blob}"
-  top: "{blob}"
-}}
-layer {{
-  name: "{blob}/scale"
-  type: "Scale"
-  bottom: "{blob}"
-  top: "{blob}"
-  scale_param {{ bias_term: true }}
-}}""")
+        self.layer(f"{blob}/bn", "BatchNorm", [blob], blob)
+        self.layer(f"{blob}/scale", "Scale", [blob], blob, "  scale_param { bias_term: true }\n")
         if relu:
             self.relu(blob)
         return blob
 
     def relu(self, blob):
-        self.add(f"""layer {{
-  name: "{blob}/relu"
-  type: "ReLU"
-  bottom: "{blob}"
-  top: "{blob}"
-}}""")
+        self.layer(f"{blob}/relu", "ReLU", [blob], blob)
 
     def conv_bn(self, name, bottom, num_output, kernel, stride=1, group=1, relu=True):
         return self.bn_scale(self.conv(name, bottom, num_output, kernel, stride, group), relu)
 
     def add_blobs(self, name, a, b, relu):
-        self.add(f"""layer {{
-  name: "{name}"
-  type: "Eltwise"
-  bottom: "{a}"
-  bottom: "{b}"
-  top: "{name}"
-  eltwise_param {{ operation: SUM }}
-}}""")
+        self.layer(name, "Eltwise", [a, b], name, "  eltwise_param { operation: SUM }\n")
         if relu:
             self.relu(name)
         return name
@@ -119,13 +95,8 @@ layer {{
 
     def classifier(self, bottom, dropout=None):
         if dropout is not None:
-            self.add(f"""layer {{
-  name: "drop"
-  type: "Dropout"
-  bottom: "{bottom}"
-  top: "{bottom}"
-  dropout_param {{ dropout_ratio: {dropout} }}
-}}""")
+            self.layer("drop", "Dropout", [bottom], bottom,
+                       f"  dropout_param {{ dropout_ratio: {dropout} }}\n")
         self.add(f"""layer {{
   name: "fc"
   type: "InnerProduct"

@@ -107,6 +107,13 @@ std::string NetAround(const std::string& layers, int y_channels = 16) {
     layer { name: "loss" type: "EuclideanLoss" bottom: "y" bottom: "t" top: "loss" })";
 }
 
+// Builds NetAround(layers) with fusion on and checks that layer `name` runs by itself.
+void ExpectNotAbsorbed(const std::string& layers, const std::string& name) {
+  auto net = Build(NetAround(layers), TRAIN, true, "");
+  ASSERT_TRUE(net);
+  EXPECT_FALSE(net->layer_by_name(name)->absorbed()) << name;
+}
+
 // Scale's learned values away from 1 and 0, so that a scale or shift left out shows.
 const char* kScaleFillers = R"(filler { type: "uniform" min: 0.5 max: 2 }
                                bias_filler { type: "uniform" min: -1 max: 1 })";
@@ -149,12 +156,10 @@ TEST(Fusion, FrozenScaleAndLeakyReluStaySeparate) {
                                          kScaleFillers + R"( } }
     layer { name: "leaky" type: "ReLU" bottom: "y" top: "y" relu_param { negative_slope: 0.1 } })"),
                                {"scale"});
-  auto net = Build(NetAround(R"(
+  ExpectNotAbsorbed(R"(
     layer { name: "bn" type: "BatchNorm" bottom: "c" top: "y" }
-    layer { name: "leaky" type: "ReLU" bottom: "y" top: "y" relu_param { negative_slope: 0.1 } })"),
-                   TRAIN, true, "");
-  ASSERT_TRUE(net);
-  EXPECT_FALSE(net->layer_by_name("leaky")->absorbed());
+    layer { name: "leaky" type: "ReLU" bottom: "y" top: "y" relu_param { negative_slope: 0.1 } })",
+                    "leaky");
 }
 
 // BatchNorm right on the data, with no force_backward: nothing below it needs a gradient, but the
@@ -188,15 +193,12 @@ TEST(Fusion, BatchNormOnTheInputStillTrainsItsScale) {
   }
 }
 
-// A Scale that takes its factor from a second bottom, or one over two axes, is not a per-channel
-// affine: it runs by itself.
+// A Scale over two axes is not a per-channel affine: it runs by itself.
 TEST(Fusion, ScaleThatIsNotPerChannelIsNotAbsorbed) {
-  auto net = Build(NetAround(R"(
+  ExpectNotAbsorbed(R"(
     layer { name: "bn" type: "BatchNorm" bottom: "c" top: "y" }
-    layer { name: "scale" type: "Scale" bottom: "y" top: "y" scale_param { num_axes: 2 } })"),
-                   TRAIN, true, "");
-  ASSERT_TRUE(net);
-  EXPECT_FALSE(net->layer_by_name("scale")->absorbed());
+    layer { name: "scale" type: "Scale" bottom: "y" top: "y" scale_param { num_axes: 2 } })",
+                    "scale");
 }
 
 }  // namespace
