@@ -9,8 +9,7 @@
 namespace dtrain {
 
 Tensor::Tensor()
-    : data_(std::make_shared<std::vector<float>>()),
-      diff_(std::make_shared<std::vector<float>>()) {}
+    : data_(std::make_shared<TensorValues>()), diff_(std::make_shared<TensorValues>()) {}
 
 Tensor::Tensor(const std::vector<int>& shape) : Tensor() { Reshape(shape); }
 
@@ -58,8 +57,61 @@ void Tensor::Reshape(const std::vector<int>& shape) {
   if (count < 0 || count > MachineMemoryBytes() / static_cast<int64_t>(sizeof(float))) {
     throw TensorShapeError(CheckTensorShape(shape).message());
   }
+  if (shape != shape_) {
+    // A layout copy is for one shape: land it in the plain values and drop it (allocating
+    // nothing that is not allocated yet).
+    for (TensorValues* values : {data_.get(), diff_.get()}) {
+      if (!values->plain_fresh) Plain(*values, count_, false);
+      values->other_fresh = false;
+    }
+  }
   shape_ = shape;
   count_ = count;
+}
+
+float* Tensor::Plain(TensorValues& values, int64_t count, bool write) {
+  if (static_cast<int64_t>(values.plain.size()) < count) values.plain.resize(count);
+  if (!values.plain_fresh) {
+    // A diff buffer the net shares between tensors (ShareDiffBuffer) may hold another tensor's
+    // larger values: room for all of them.
+    const size_t floats = values.layout->bytes() / sizeof(float);
+    if (values.plain.size() < floats) values.plain.resize(floats);
+    values.layout->ToPlain(values.other.data(), values.plain.data());
+    values.plain_fresh = true;
+  }
+  if (write) values.other_fresh = false;
+  return values.plain.data();
+}
+
+// Sizes the layout copy for `layout` (its contents are not kept when the layout changes).
+static float* OtherBuffer(TensorValues& values, const LayoutPtr& layout) {
+  if (!SameLayout(values.layout, layout)) values.layout = layout;
+  const size_t floats = (layout->bytes() + sizeof(float) - 1) / sizeof(float);
+  if (values.other.size() < floats) values.other.resize(floats);
+  return values.other.data();
+}
+
+const float* Tensor::ReadIn(TensorValues& values, int64_t count, const LayoutPtr& layout) {
+  if (!layout) return Plain(values, count, false);
+  if (values.other_fresh && SameLayout(values.layout, layout)) return values.other.data();
+  const float* plain = Plain(values, count, false);
+  float* other = OtherBuffer(values, layout);
+  layout->FromPlain(plain, other);
+  values.other_fresh = true;
+  return other;
+}
+
+float* Tensor::WriteIn(TensorValues& values, int64_t count, const LayoutPtr& layout) {
+  if (!layout) {
+    if (static_cast<int64_t>(values.plain.size()) < count) values.plain.resize(count);
+    values.plain_fresh = true;
+    values.other_fresh = false;
+    return values.plain.data();
+  }
+  float* other = OtherBuffer(values, layout);
+  values.other_fresh = true;
+  values.plain_fresh = false;
+  return other;
 }
 
 int64_t Tensor::count(int start, int end) const {
@@ -97,13 +149,23 @@ void Tensor::ShareDiff(const Tensor& other) {
   diff_ = other.diff_;
 }
 
-void Tensor::SetData(float value) { std::fill(mutable_data(), mutable_data() + count_, value); }
-void Tensor::SetDiff(float value) { std::fill(mutable_diff(), mutable_diff() + count_, value); }
+void Tensor::SetData(float value) { std::fill_n(data_to(nullptr), count_, value); }
+void Tensor::SetDiff(float value) { std::fill_n(diff_to(nullptr), count_, value); }
 
 void Tensor::CopyFrom(const Tensor& source, bool copy_diff) {
   Reshape(source.shape());
   std::copy(source.data(), source.data() + count_, mutable_data());
   if (copy_diff) std::copy(source.diff(), source.diff() + count_, mutable_diff());
+}
+
+LayoutPtr ElementwiseLayout(const std::vector<Tensor*>& tensors, bool diff) {
+  for (const Tensor* t : tensors) {
+    LayoutPtr layout = diff ? t->diff_layout() : t->data_layout();
+    if (layout && layout->bytes() == static_cast<size_t>(t->count()) * sizeof(float)) {
+      return layout;
+    }
+  }
+  return nullptr;
 }
 
 StatusOr<std::vector<int>> ShapeFromProto(const BlobShape& shape) {

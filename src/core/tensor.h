@@ -13,6 +13,16 @@
 // Layer::Setup/Forward and the data prefetch thread turn it into a Status naming the layer, so an
 // absurd size from a file is an error, never an abort or std::bad_alloc. FromProto returns it as
 // a Status. Not thread-safe: one thread mutates a tensor at a time.
+//
+// Other layouts (core/tensor_layout.h): data and diff may also be held in one kernel layout
+// besides the plain one. data_in(layout) reads in that layout, converting only when the current
+// values are not already there; data_to(layout) gives a buffer whose every value the caller
+// overwrites in that layout, leaving the plain copy stale. The plain accessors (data(),
+// mutable_data(), ...) convert back on access, so code that knows nothing of layouts always sees
+// the current values. A pointer from an accessor is good until the next call that may read or
+// write the tensor in another layout (a layer's Forward or Backward): take it again after, as
+// with Caffe's SyncedMemory. A caller computing in place (top aliasing bottom) takes its read
+// pointers before its write pointers, in one layout for both.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +32,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/tensor_layout.h"
 
 namespace dtrain {
 
@@ -35,6 +46,16 @@ Status CheckTensorShape(const std::vector<int>& shape);
 class TensorShapeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// One data or diff buffer, shared by the tensors that alias it: the plain values and a copy in
+// `layout`; the flags say which of the two hold the current values (at least one does).
+struct TensorValues {
+  std::vector<float> plain;
+  std::vector<float> other;
+  LayoutPtr layout;
+  bool plain_fresh = true;
+  bool other_fresh = false;
 };
 
 class Tensor {
@@ -56,22 +77,22 @@ class Tensor {
   int CanonicalAxisIndex(int axis) const;
   std::string ShapeString() const;  // "64 1 28 28 (50176)"
 
-  const float* data() const {
-    EnsureData();
-    return data_->data();
-  }
-  const float* diff() const {
-    EnsureDiff();
-    return diff_->data();
-  }
-  float* mutable_data() {
-    EnsureData();
-    return data_->data();
-  }
-  float* mutable_diff() {
-    EnsureDiff();
-    return diff_->data();
-  }
+  const float* data() const { return Plain(*data_, count_, false); }
+  const float* diff() const { return Plain(*diff_, count_, false); }
+  float* mutable_data() { return Plain(*data_, count_, true); }
+  float* mutable_diff() { return Plain(*diff_, count_, true); }
+
+  // The values in `layout` (null: plain), converted only when not already current there.
+  const float* data_in(const LayoutPtr& layout) const { return ReadIn(*data_, count_, layout); }
+  const float* diff_in(const LayoutPtr& layout) const { return ReadIn(*diff_, count_, layout); }
+  // A buffer in `layout` (null: plain) that the caller fills completely: the previous values are
+  // dropped without conversion, and the other copy is stale.
+  float* data_to(const LayoutPtr& layout) { return WriteIn(*data_, count_, layout); }
+  float* diff_to(const LayoutPtr& layout) { return WriteIn(*diff_, count_, layout); }
+  // The non-plain layout the current values are in, or null when only the plain copy is current:
+  // what an elementwise layer follows so as to convert nothing.
+  LayoutPtr data_layout() const { return data_->other_fresh ? data_->layout : nullptr; }
+  LayoutPtr diff_layout() const { return diff_->other_fresh ? diff_->layout : nullptr; }
 
   // Makes this tensor use other's storage (shapes must have the same count).
   void ShareData(const Tensor& other);
@@ -95,18 +116,21 @@ class Tensor {
   bool ShapeEquals(const BlobProto& proto) const;
 
  private:
-  void EnsureData() const {
-    if (static_cast<int64_t>(data_->size()) < count_) data_->resize(count_);
-  }
-  void EnsureDiff() const {
-    if (static_cast<int64_t>(diff_->size()) < count_) diff_->resize(count_);
-  }
+  static float* Plain(TensorValues& values, int64_t count, bool write);
+  static const float* ReadIn(TensorValues& values, int64_t count, const LayoutPtr& layout);
+  static float* WriteIn(TensorValues& values, int64_t count, const LayoutPtr& layout);
 
   std::vector<int> shape_;
   int64_t count_ = 0;
-  std::shared_ptr<std::vector<float>> data_;
-  std::shared_ptr<std::vector<float>> diff_;
+  std::shared_ptr<TensorValues> data_;
+  std::shared_ptr<TensorValues> diff_;
 };
+
+// The layout an elementwise layer computes in so as to convert nothing: that of the first of
+// `tensors` whose data (diff with `diff`) is current in a non-plain layout of exactly its count
+// of values (an elementwise op then sees the same values, permuted; a padded layout's extra
+// values are not the op's), else null (plain).
+LayoutPtr ElementwiseLayout(const std::vector<Tensor*>& tensors, bool diff);
 
 // A BlobShape's dims as a tensor shape: each in [0, 2^31 - 1], and CheckTensorShape's limits.
 StatusOr<std::vector<int>> ShapeFromProto(const BlobShape& shape);

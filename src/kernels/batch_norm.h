@@ -23,13 +23,15 @@ namespace dtrain::kernels {
 
 struct BatchNormProblem {
   int64_t num = 1, channels = 1, spatial = 1;
+  int64_t height = 1;  // the first spatial axis (spatial = height x the rest), for 4-D layouts
   float eps = 1e-5f;
   bool global_stats = false;
   bool scale_shift = false;  // dst = scale * xhat + shift
   bool relu = false;         // then dst = max(dst, 0)
   bool operator==(const BatchNormProblem& o) const {
-    return num == o.num && channels == o.channels && spatial == o.spatial && eps == o.eps &&
-           global_stats == o.global_stats && scale_shift == o.scale_shift && relu == o.relu;
+    return num == o.num && channels == o.channels && spatial == o.spatial && height == o.height &&
+           eps == o.eps && global_stats == o.global_stats && scale_shift == o.scale_shift &&
+           relu == o.relu;
   }
 };
 

@@ -13,9 +13,11 @@
 // An engine the caller asks for (not kAny) restricts the list to that engine's entry, and its
 // decline is then an error. Adding an engine is one folder of kernels and one line per list.
 //
-// Kernels are built for plain NCHW float32 buffers today. The interface is an object, not a
-// function, so that a kernel keeps its primitives, its saved state for backward and, later, its
-// own memory layout between calls (docs/architecture.md, "Layouts"). Not thread-safe.
+// A kernel takes float32 buffers in the layouts it names (layouts(): plain NCHW unless it says
+// otherwise); the layer passes its tensors in them (core/tensor.h converts only where a
+// neighbour holds them in another). The interface is an object, not a function, so that a kernel
+// keeps its primitives and its saved state for backward between calls (docs/architecture.md,
+// "Layouts"). Not thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +27,7 @@
 
 #include "core/scratch.h"
 #include "core/status.h"
+#include "core/tensor_layout.h"
 #include "kernels/engine.h"
 
 namespace dtrain::kernels {
@@ -36,10 +39,17 @@ struct KernelRequest {
   Scratch* scratch = nullptr;    // the net's per-call arena (null: the kernel keeps its own)
 };
 
+// The layouts of a kernel's main input (src, and diff_src) and output (dst, and diff_dst); null
+// for plain. A kernel that may run in place names one layout for both.
+struct KernelLayouts {
+  LayoutPtr src, dst;
+};
+
 // What every kernel says about itself.
 class Kernel {
  public:
   virtual ~Kernel() = default;
+  virtual KernelLayouts layouts() const { return {}; }
   // The implementation's own name for the code it runs ("jit:avx2"); "" when it has none.
   virtual std::string implementation() const { return ""; }
 };

@@ -50,12 +50,13 @@ Status BatchNormLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   }
   num_ = bottom[0]->shape(0);
   spatial_ = num_ * channels_ == 0 ? 0 : bottom[0]->count() / (num_ * channels_);
+  const int64_t height = bottom[0]->num_axes() > 2 ? bottom[0]->shape(2) : 1;
   top[0]->ReshapeLike(*bottom[0]);
   mean_.resize(channels_);
   variance_.resize(channels_);
-  return UpdateKernel(kernel_,
-                      kernels::BatchNormProblem{num_, channels_, spatial_, eps_, use_global_stats_,
-                                                scale_layer_ != nullptr, relu_});
+  return UpdateKernel(
+      kernel_, kernels::BatchNormProblem{num_, channels_, spatial_, height, eps_, use_global_stats_,
+                                         scale_layer_ != nullptr, relu_});
 }
 
 bool BatchNormLayer::Absorb(Layer& next) {
@@ -104,8 +105,9 @@ Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top
   if (use_global_stats_) ReadGlobalStats();
   const float* scale = scale_layer_ ? scale_layer_->blobs()[0]->data() : nullptr;
   const float* shift = scale_has_bias_ ? scale_layer_->blobs()[1]->data() : zero_shift_.data();
-  kernel_->Forward(bottom[0]->data(), top[0]->mutable_data(), mean_.data(), variance_.data(), scale,
-                   shift);
+  const kernels::KernelLayouts layouts = kernel_->layouts();
+  const float* src = bottom[0]->data_in(layouts.src);  // before dst: they may be one buffer
+  kernel_->Forward(src, top[0]->data_to(layouts.dst), mean_.data(), variance_.data(), scale, shift);
   if (!use_global_stats_) UpdateRunningStats();
   return Status::Ok();
 }
@@ -115,14 +117,22 @@ void BatchNormLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>&
   const bool scale_diff = scale_layer_ && scale_layer_->param_propagate_down(0);
   const bool shift_diff = scale_has_bias_ && scale_layer_->param_propagate_down(1);
   if (!propagate_down[0] && !scale_diff && !shift_diff) return;
-  float* diff_src = bottom[0]->mutable_diff();
-  if (!propagate_down[0]) {  // only the Scale's gradients are wanted
-    unused_diff_.resize(static_cast<size_t>(bottom[0]->count()));
+  // Every read before the write: bottom and top may be one tensor (in place).
+  const kernels::KernelLayouts layouts = kernel_->layouts();
+  const float* src = bottom[0]->data_in(layouts.src);
+  const float* dst = top[0]->data_in(layouts.dst);
+  const float* diff_dst = top[0]->diff_in(layouts.dst);
+  float* diff_src;
+  if (propagate_down[0]) {
+    diff_src = bottom[0]->diff_to(layouts.src);
+  } else {  // only the Scale's gradients are wanted
+    const size_t bytes = layouts.src ? layouts.src->bytes() : bottom[0]->count() * sizeof(float);
+    unused_diff_.resize(bytes / sizeof(float));
     diff_src = unused_diff_.data();
   }
-  kernel_->Backward(bottom[0]->data(), top[0]->data(), mean_.data(), variance_.data(),
-                    scale_layer_ ? scale_layer_->blobs()[0]->data() : nullptr, top[0]->diff(),
-                    diff_src, diff_scale_.data(), diff_shift_.data());
+  kernel_->Backward(src, dst, mean_.data(), variance_.data(),
+                    scale_layer_ ? scale_layer_->blobs()[0]->data() : nullptr, diff_dst, diff_src,
+                    diff_scale_.data(), diff_shift_.data());
   auto accumulate = [this](const std::vector<float>& diff, Tensor* blob) {
     float* d = blob->mutable_diff();
     for (int c = 0; c < channels_; ++c) d[c] += diff[c];

@@ -48,20 +48,24 @@ Status EltwiseLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
 }
 
 Status EltwiseLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  layout_ = ElementwiseLayout(bottom, false);
   sources_.resize(bottom.size());
-  for (size_t i = 0; i < bottom.size(); ++i) sources_[i] = bottom[i]->data();
-  kernel_->Forward(sources_, top[0]->mutable_data());
+  for (size_t i = 0; i < bottom.size(); ++i) sources_[i] = bottom[i]->data_in(layout_);
+  kernel_->Forward(sources_, top[0]->data_to(layout_));
   return Status::Ok();
 }
 
 void EltwiseLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                 const TensorVec& bottom) {
+  // In the forward pass's layout, with every read before the writes (a bottom diff may be the
+  // top's, in place).
   sources_.resize(bottom.size());
-  for (size_t i = 0; i < bottom.size(); ++i) sources_[i] = bottom[i]->data();
+  for (size_t i = 0; i < bottom.size(); ++i) sources_[i] = bottom[i]->data_in(layout_);
+  const float* dst = top[0]->data_in(layout_);
+  const float* diff_dst = top[0]->diff_in(layout_);
   for (size_t i = 0; i < bottom.size(); ++i) {
     if (!propagate_down[i]) continue;
-    kernel_->Backward(static_cast<int>(i), sources_, top[0]->data(), top[0]->diff(),
-                      bottom[i]->mutable_diff());
+    kernel_->Backward(static_cast<int>(i), sources_, dst, diff_dst, bottom[i]->diff_to(layout_));
   }
 }
 

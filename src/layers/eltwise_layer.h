@@ -35,6 +35,7 @@ class EltwiseLayer : public Layer {
   kernels::EltwiseProblem problem_;  // operation and coefficients set up once; count per Reshape
   kernels::KernelChoice<kernels::JoinKernel, kernels::EltwiseProblem> kernel_;
   std::vector<const float*> sources_;  // bottom data pointers
+  LayoutPtr layout_;                   // the forward pass's (ElementwiseLayout), for backward
 };
 
 }  // namespace dtrain

@@ -114,15 +114,18 @@ Status PoolingLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) 
     uniforms_.resize(top[0]->count());
     for (float& u : uniforms_) u = rng_.Uniform(0.f, 1.f);
   }
-  kernel_->Forward(bottom[0]->data(), draws ? uniforms_.data() : nullptr, top[0]->mutable_data(),
-                   top.size() > 1 ? top[1]->mutable_data() : nullptr);
+  const kernels::KernelLayouts layouts = kernel_->layouts();
+  kernel_->Forward(bottom[0]->data_in(layouts.src), draws ? uniforms_.data() : nullptr,
+                   top[0]->data_to(layouts.dst), top.size() > 1 ? top[1]->mutable_data() : nullptr);
   return Status::Ok();
 }
 
 void PoolingLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                 const TensorVec& bottom) {
   if (!propagate_down[0]) return;
-  kernel_->Backward(bottom[0]->data(), top[0]->diff(), bottom[0]->mutable_diff());
+  const kernels::KernelLayouts layouts = kernel_->layouts();
+  kernel_->Backward(bottom[0]->data_in(layouts.src), top[0]->diff_in(layouts.dst),
+                    bottom[0]->diff_to(layouts.src));
 }
 
 }  // namespace dtrain

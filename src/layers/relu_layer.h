@@ -25,6 +25,7 @@ class ReLULayer : public Layer {
                     const TensorVec& bottom) override;
 
  private:
+  LayoutPtr layout_;  // the forward pass's (ElementwiseLayout), for backward
   kernels::KernelChoice<kernels::UnaryKernel, kernels::ReluProblem> kernel_;
 };
 

@@ -22,9 +22,10 @@ Status SplitLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
 void SplitLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                               const TensorVec& bottom) {
   if (!propagate_down[0]) return;
+  const LayoutPtr layout = ElementwiseLayout(top, true);
   top_diffs_.clear();
-  for (const Tensor* t : top) top_diffs_.push_back(t->diff());
-  sum_->Forward(top_diffs_, bottom[0]->mutable_diff());
+  for (const Tensor* t : top) top_diffs_.push_back(t->diff_in(layout));
+  sum_->Forward(top_diffs_, bottom[0]->diff_to(layout));
 }
 
 }  // namespace dtrain

@@ -88,15 +88,17 @@ void CheckGradients(Layer& layer, const TensorVec& bottom, const TensorVec& top,
   int failures = 0;
   for (Target& t : targets) {
     for (int64_t j = 0; j < t.tensor->count(); ++j) {
-      float* x = t.tensor->mutable_data() + j;
-      const float original = *x;
+      // The pointer is taken anew for every write: a layer may have read the tensor into
+      // another layout, which a write through an older pointer would leave current.
+      auto set = [&](float value) { t.tensor->mutable_data()[j] = value; };
+      const float original = t.tensor->data()[j];
       if (options.kink_range >= 0 && std::fabs(original - options.kink) < options.kink_range)
         continue;
-      *x = original + options.step;
+      set(original + options.step);
       const double plus = Objective(layer, bottom, top, weights);
-      *x = original - options.step;
+      set(original - options.step);
       const double minus = Objective(layer, bottom, top, weights);
-      *x = original;
+      set(original);
       const double numeric = (plus - minus) / (2.0 * options.step);
       const double analytic = t.analytic[j];
       const double scale = std::max({std::fabs(analytic), std::fabs(numeric), 1.0});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/onednn/memory_layout.h"
+
 namespace dtrain::onednn {
 
 using dnnl::batch_normalization_backward;
@@ -18,9 +20,12 @@ StatusOr<std::unique_ptr<kernels::BatchNormKernel>> BatchNorm::Create(
 Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training, Scratch* scratch) {
   scratch_ = ScratchRef(scratch);
   training_ = training;
-  const Dims dims = {p.num, p.channels, p.spatial, 1};
-  const dnnl::memory::desc user = PlainDesc(dims);
-  const dnnl::memory::desc inner = p.channels >= 8 ? BlockedDesc4d(dims) : user;
+  const Dims dims = {p.num, p.channels, p.height, p.height == 0 ? 0 : p.spatial / p.height};
+  const dnnl::memory::desc inner = p.channels >= 8 ? BlockedDesc4d(dims) : PlainDesc(dims);
+  // The caller passes tensors in the blocked layout too (the neighbouring convolutions'), so the
+  // relayouts below copy nothing.
+  layouts_.src = layouts_.dst = LayoutFor(context_, inner);
+  const dnnl::memory::desc user = inner;
   normalization_flags flags =
       p.global_stats ? normalization_flags::use_global_stats : normalization_flags::none;
   if (p.scale_shift)

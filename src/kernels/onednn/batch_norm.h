@@ -23,6 +23,7 @@ class BatchNorm : public kernels::BatchNormKernel {
   static StatusOr<std::unique_ptr<kernels::BatchNormKernel>> Create(
       const kernels::BatchNormProblem& problem, const kernels::KernelRequest& request);
   std::string implementation() const override { return implementation_; }
+  kernels::KernelLayouts layouts() const override { return layouts_; }
 
   void Forward(const float* src, float* dst, float* mean, float* variance, const float* scale,
                const float* shift) override;
@@ -39,6 +40,7 @@ class BatchNorm : public kernels::BatchNormKernel {
   CpuContext context_;
   ScratchRef scratch_{nullptr};
   std::string implementation_;
+  kernels::KernelLayouts layouts_;
   bool training_ = false;
   dnnl::batch_normalization_forward forward_;
   dnnl::batch_normalization_backward backward_;

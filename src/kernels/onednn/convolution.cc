@@ -1,5 +1,7 @@
 #include "kernels/onednn/convolution.h"
 
+#include "kernels/onednn/memory_layout.h"
+
 namespace dtrain::onednn {
 
 using dnnl::algorithm;
@@ -29,16 +31,21 @@ Status Convolution::Init(const kernels::ConvolutionShape& s, bool bias, bool tra
   const Dims strides = {w.stride_h, w.stride_w};
   const Dims dilates = {w.dilation_h - 1, w.dilation_w - 1};  // oneDNN counts the gaps
   const Dims padding = {w.pad_h, w.pad_w};                    // output sizes round down as Caffe's
-  const UserLayouts user = {PlainDesc(src_dims), PlainDesc(weight_dims), PlainDesc(dst_dims),
-                            bias ? PlainDesc({s.out_channels}) : memory::desc()};
+  const memory::desc bias_desc = bias ? PlainDesc({s.out_channels}) : memory::desc();
 
   auto any = [](const Dims& d) { return memory::desc(d, memory::data_type::f32, tag::any); };
   const convolution_forward::primitive_desc forward_pd(
       convolution_forward::desc(
           training ? prop_kind::forward_training : prop_kind::forward_inference,
-          algorithm::convolution_direct, any(src_dims), any(weight_dims), user.bias, any(dst_dims),
+          algorithm::convolution_direct, any(src_dims), any(weight_dims), bias_desc, any(dst_dims),
           strides, dilates, padding, padding),
       context_.engine);
+  // Activations stay in the layouts the forward primitive chose, for the neighbouring layers
+  // that take them (core/tensor.h); weights stay plain for the solver.
+  layouts_ = {LayoutFor(context_, forward_pd.src_desc()),
+              LayoutFor(context_, forward_pd.dst_desc())};
+  const UserLayouts user = {DescOf(layouts_.src, src_dims), PlainDesc(weight_dims),
+                            DescOf(layouts_.dst, dst_dims), bias_desc};
   passes_.SetForward(context_, scratch_.get(), user, forward_pd);
   implementation_ = forward_pd.impl_info_str();
   if (!training) return Status::Ok();
@@ -56,10 +63,11 @@ Status Convolution::Init(const kernels::ConvolutionShape& s, bool bias, bool tra
   // depthwise kernels, which vectorise over the groups in the blocked layouts.
   const bool depthwise = s.groups > 1 && s.in_channels == s.groups;
   const bool flat_src = !depthwise && s.in_channels / s.groups < 8 && !BlocksOf16Channels();
+  const memory::desc plain_src = PlainDesc(src_dims), plain_dst = PlainDesc(dst_dims);
   const convolution_backward_weights::primitive_desc weights_pd(
       convolution_backward_weights::desc(
-          algorithm::convolution_direct, flat_src ? user.src : any(src_dims), any(weight_dims),
-          user.bias, flat_src ? user.dst : any(dst_dims), strides, dilates, padding, padding),
+          algorithm::convolution_direct, flat_src ? plain_src : any(src_dims), any(weight_dims),
+          bias_desc, flat_src ? plain_dst : any(dst_dims), strides, dilates, padding, padding),
       context_.engine, forward_pd);
   passes_.SetBackward(context_, scratch_.get(), user, data_pd, weights_pd);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/onednn/memory_layout.h"
+
 namespace dtrain::onednn {
 
 using dnnl::algorithm;
@@ -63,8 +65,13 @@ Status Pooling::Init(const kernels::PoolingShape& s, bool max, bool training, Sc
       context_.engine);
   forward_ = pooling_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
-  src_ = Relayout(context_, PlainDesc(src_dims), forward_pd.src_desc(), scratch_.get());
-  dst_ = Relayout(context_, PlainDesc(dst_dims), forward_pd.dst_desc(), scratch_.get());
+  // The caller passes tensors in these layouts (its neighbours' when they share them).
+  layouts_ = {LayoutFor(context_, forward_pd.src_desc()),
+              LayoutFor(context_, forward_pd.dst_desc())};
+  const memory::desc user_src = DescOf(layouts_.src, src_dims);
+  const memory::desc user_dst = DescOf(layouts_.dst, dst_dims);
+  src_ = Relayout(context_, user_src, forward_pd.src_desc(), scratch_.get());
+  dst_ = Relayout(context_, user_dst, forward_pd.dst_desc(), scratch_.get());
   if (forward_pd.workspace_desc().get_size() > 0) {
     workspace_ = memory(forward_pd.workspace_desc(), context_.engine);
     fwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
@@ -77,8 +84,8 @@ Status Pooling::Init(const kernels::PoolingShape& s, bool max, bool training, Sc
                              kernel, pad_l, pad_r_dims),
       context_.engine, forward_pd);
   backward_ = pooling_backward(backward_pd);
-  diff_dst_ = Relayout(context_, PlainDesc(dst_dims), backward_pd.diff_dst_desc(), scratch_.get());
-  diff_src_ = Relayout(context_, PlainDesc(src_dims), backward_pd.diff_src_desc(), scratch_.get());
+  diff_dst_ = Relayout(context_, user_dst, backward_pd.diff_dst_desc(), scratch_.get());
+  diff_src_ = Relayout(context_, user_src, backward_pd.diff_src_desc(), scratch_.get());
   if (workspace_) bwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
   scratch_.get()->Reserve(diff_dst_.scratch_bytes() + diff_src_.scratch_bytes());
   return Status::Ok();

@@ -23,6 +23,7 @@ class Pooling : public kernels::PoolingKernel {
   static StatusOr<std::unique_ptr<kernels::PoolingKernel>> Create(
       const kernels::PoolingProblem& problem, const kernels::KernelRequest& request);
   std::string implementation() const override { return implementation_; }
+  kernels::KernelLayouts layouts() const override { return layouts_; }
 
   void Forward(const float* src, const float* uniforms, float* dst, float* argmax) override;
   // Needs the forward pass of the same data just before (the argmax workspace).
@@ -37,6 +38,7 @@ class Pooling : public kernels::PoolingKernel {
   CpuContext context_;
   ScratchRef scratch_{nullptr};
   std::string implementation_;
+  kernels::KernelLayouts layouts_;
   dnnl::pooling_forward forward_;
   dnnl::pooling_backward backward_;
   Relayout src_, dst_, diff_dst_, diff_src_;

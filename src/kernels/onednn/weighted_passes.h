@@ -3,7 +3,8 @@
 // diff_src) and backward-weights (src, diff_dst -> diff_weights, diff_bias, which are added to the
 // caller's plain gradients, as Caffe accumulates them).
 //
-// The caller's tensors are in the `user` layouts; each primitive may want others, into which the
+// The caller's tensors are in the `user` layouts (the kernel's layouts()); each primitive may
+// want others, into which the
 // passes relay data in regions of the kernel's Scratch, taken anew on every call. When both
 // backward primitives want diff_dst in one layout it is relaid once. Not thread-safe.
 #pragma once
@@ -81,6 +82,7 @@ class WeightedKernel : public kernels::LinearKernel {
  public:
   // oneDNN's names for the implementations it picked, e.g. "jit:avx2".
   std::string implementation() const override { return implementation_; }
+  kernels::KernelLayouts layouts() const override { return layouts_; }
 
   void Forward(const float* src, const float* weights, const float* bias, float* dst) override {
     passes_.Forward(context_, src, weights, bias, dst);
@@ -94,6 +96,7 @@ class WeightedKernel : public kernels::LinearKernel {
   CpuContext context_;
   ScratchRef scratch_{nullptr};
   std::string implementation_;
+  kernels::KernelLayouts layouts_;  // plain unless Init sets them
   WeightedPasses passes_;
 };
 
