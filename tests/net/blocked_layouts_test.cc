@@ -10,22 +10,14 @@
 
 #include "core/proto_io.h"
 #include "net/net.h"
+#include "testing/net_agreement.h"
 
 namespace dtrain {
 namespace {
 
-constexpr double kTolerance = 1e-4;  // as the agreement harness
+using testing::RelativeError;
 
-double RelativeError(const Tensor& got, const Tensor& want, bool diff) {
-  const float* g = diff ? got.diff() : got.data();
-  const float* w = diff ? want.diff() : want.data();
-  double max_diff = 0, max_ref = 0;
-  for (int64_t i = 0; i < want.count(); ++i) {
-    max_diff = std::max(max_diff, std::abs(static_cast<double>(g[i]) - w[i]));
-    max_ref = std::max(max_ref, std::abs(static_cast<double>(w[i])));
-  }
-  return max_ref > 0 ? max_diff / max_ref : max_diff;
-}
+constexpr double kTolerance = 1e-4;  // as the agreement harness
 
 std::unique_ptr<Net> Build(const std::string& text, const std::string& engine) {
   NetParameter param;
@@ -66,16 +58,7 @@ void ExpectSameAsReference(const std::string& text, const std::vector<std::strin
     EXPECT_LE(RelativeError(*fast->blob_by_name("x"), *reference->blob_by_name("x"), true),
               kTolerance)
         << "input gradient";
-    for (size_t l = 0; l < reference->layers().size(); ++l) {
-      const auto& want = reference->layers()[l]->blobs();
-      const auto& got = fast->layers()[l]->blobs();
-      ASSERT_EQ(got.size(), want.size());
-      for (size_t b = 0; b < want.size(); ++b) {
-        const std::string what = reference->layer_names()[l] + " blob " + std::to_string(b);
-        EXPECT_LE(RelativeError(*got[b], *want[b], false), kTolerance) << what << " data";
-        EXPECT_LE(RelativeError(*got[b], *want[b], true), kTolerance) << what << " gradient";
-      }
-    }
+    testing::ExpectSameParameters(*fast, *reference, kTolerance);
   }
 }
 

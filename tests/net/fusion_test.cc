@@ -9,22 +9,14 @@
 
 #include "core/proto_io.h"
 #include "net/net.h"
+#include "testing/net_agreement.h"
 
 namespace dtrain {
 namespace {
 
-constexpr double kTolerance = 1e-4;  // max |fused - separate| / max |separate|, as the harness
+using testing::RelativeError;
 
-double RelativeError(const Tensor& got, const Tensor& want, bool diff) {
-  const float* g = diff ? got.diff() : got.data();
-  const float* w = diff ? want.diff() : want.data();
-  double max_diff = 0, max_ref = 0;
-  for (int64_t i = 0; i < want.count(); ++i) {
-    max_diff = std::max(max_diff, std::abs(static_cast<double>(g[i]) - w[i]));
-    max_ref = std::max(max_ref, std::abs(static_cast<double>(w[i])));
-  }
-  return max_ref > 0 ? max_diff / max_ref : max_diff;
-}
+constexpr double kTolerance = 1e-4;  // max |fused - separate| / max |separate|, as the harness
 
 std::unique_ptr<Net> Build(const std::string& text, Phase phase, bool fuse,
                            const std::string& engine) {
@@ -68,16 +60,7 @@ void ExpectSameTraining(const std::string& text, Phase phase, const std::string&
     EXPECT_LE(RelativeError(*fused->blob_by_name("x"), *separate->blob_by_name("x"), true),
               kTolerance)
         << "input gradient";
-    for (size_t l = 0; l < separate->layers().size(); ++l) {
-      const auto& want = separate->layers()[l]->blobs();
-      const auto& got = fused->layers()[l]->blobs();
-      ASSERT_EQ(got.size(), want.size());
-      for (size_t b = 0; b < want.size(); ++b) {
-        const std::string what = separate->layer_names()[l] + " blob " + std::to_string(b);
-        EXPECT_LE(RelativeError(*got[b], *want[b], false), kTolerance) << what << " data";
-        EXPECT_LE(RelativeError(*got[b], *want[b], true), kTolerance) << what << " gradient";
-      }
-    }
+    testing::ExpectSameParameters(*fused, *separate, kTolerance);
   }
 }
 

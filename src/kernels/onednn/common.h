@@ -1,8 +1,9 @@
 // Plumbing shared by the oneDNN kernels (every oneDNN call in dtrain lives in kernels/onednn/).
 //
-// Tensors arrive as the caller's dense row-major float32 buffers (NCHW for 4-D); a kernel wraps
-// them in oneDNN memory objects whose data handle is swapped per call, runs primitives created
-// once per problem, and moves data to and from the layout a primitive prefers (Relayout), in
+// Tensors arrive as the caller's float32 buffers, dense row-major (NCHW for 4-D) or in the
+// layout the kernel named for them (layouts(), memory_layout.h); a kernel wraps them in oneDNN
+// memory objects whose data handle is swapped per call, runs primitives created once per
+// problem, and moves data to and from any other layout a primitive prefers (Relayout), in
 // regions of the net's Scratch that only live for one call (core/scratch.h). oneDNN
 // errors become a Status at creation, where a kernel can decline; a failure after creation is a
 // broken invariant and aborts. Kernels are not thread-safe; each owns its engine and stream.
