@@ -114,6 +114,22 @@ float* Tensor::WriteIn(TensorValues& values, int64_t count, const LayoutPtr& lay
   return other;
 }
 
+void Tensor::SwapData(const LayoutPtr& layout, std::vector<float>* values) {
+  TensorValues& v = *data_;
+  if (!layout) {
+    DT_CHECK(static_cast<int64_t>(values->size()) >= count_);
+    v.plain.swap(*values);
+    v.plain_fresh = true;
+    v.other_fresh = false;
+    return;
+  }
+  DT_CHECK(values->size() * sizeof(float) >= layout->bytes());
+  OtherBuffer(v, layout);
+  v.other.swap(*values);
+  v.other_fresh = true;
+  v.plain_fresh = false;
+}
+
 int64_t Tensor::count(int start, int end) const {
   DT_CHECK(start >= 0 && start <= end && end <= num_axes());
   int64_t c = 1;

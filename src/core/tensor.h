@@ -89,6 +89,12 @@ class Tensor {
   // dropped without conversion, and the other copy is stale.
   float* data_to(const LayoutPtr& layout) { return WriteIn(*data_, count_, layout); }
   float* diff_to(const LayoutPtr& layout) { return WriteIn(*diff_, count_, layout); }
+  // Exchanges the data buffer in `layout` (null: plain) with *values, which the caller has filled
+  // in that layout (at least its bytes): it becomes the current data, the only current copy, and
+  // *values receives the buffer the tensor held there (the values data_in(layout) last returned,
+  // if nothing wrote the tensor since). What lets a layer computing in place keep its input
+  // without copying it (layers/batch_norm_layer.cc).
+  void SwapData(const LayoutPtr& layout, std::vector<float>* values);
   // The non-plain layout the current values are in, or null when only the plain copy is current:
   // what an elementwise layer follows so as to convert nothing.
   LayoutPtr data_layout() const { return data_->other_fresh ? data_->layout : nullptr; }

@@ -39,10 +39,11 @@ class BatchNormKernel : public Kernel {
  public:
   // mean and variance (channels floats each): outputs with batch statistics, inputs with global
   // ones; scale and shift (channels floats each) are read only with problem.scale_shift. May run
-  // in place (src == dst); the kernel then keeps what its backward needs.
+  // in place (src == dst), but Backward then needs the forward's src from elsewhere.
   virtual void Forward(const float* src, float* dst, float* mean, float* variance,
                        const float* scale, const float* shift) = 0;
-  // After the forward pass of the same batch, with its pointers and statistics. diff_src
+  // After the forward pass of the same batch, with its statistics and with src holding the
+  // forward's src values (the caller keeps them, so that the forward pass copies nothing). diff_src
   // (overwritten) may be diff_dst itself; diff_scale and diff_shift (overwritten, channels floats
   // each) are written only with problem.scale_shift.
   virtual void Backward(const float* src, const float* dst, const float* mean,

@@ -1,5 +1,6 @@
 #include "layers/batch_norm_layer.h"
 
+#include <algorithm>
 #include <string>
 
 #include "proto/layer_params.pb.h"
@@ -107,7 +108,20 @@ Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top
   const float* shift = scale_has_bias_ ? scale_layer_->blobs()[1]->data() : zero_shift_.data();
   const kernels::KernelLayouts layouts = kernel_->layouts();
   const float* src = bottom[0]->data_in(layouts.src);  // before dst: they may be one buffer
-  kernel_->Forward(src, top[0]->data_to(layouts.dst), mean_.data(), variance_.data(), scale, shift);
+  // Backward needs this src. In place, the result goes to kept_src_, which then becomes the
+  // tensor's buffer while the one holding src becomes kept_src_: nothing is copied. Otherwise
+  // src is copied, since a later layer may overwrite the bottom in place.
+  const size_t floats = layouts.src ? (layouts.src->bytes() + sizeof(float) - 1) / sizeof(float)
+                                    : static_cast<size_t>(bottom[0]->count());
+  kept_src_.resize(floats);
+  if (bottom[0] == top[0]) {
+    kernel_->Forward(src, kept_src_.data(), mean_.data(), variance_.data(), scale, shift);
+    top[0]->SwapData(layouts.dst, &kept_src_);
+  } else {
+    std::copy(src, src + floats, kept_src_.begin());
+    kernel_->Forward(src, top[0]->data_to(layouts.dst), mean_.data(), variance_.data(), scale,
+                     shift);
+  }
   if (!use_global_stats_) UpdateRunningStats();
   return Status::Ok();
 }
@@ -119,7 +133,7 @@ void BatchNormLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>&
   if (!propagate_down[0] && !scale_diff && !shift_diff) return;
   // Every read before the write: bottom and top may be one tensor (in place).
   const kernels::KernelLayouts layouts = kernel_->layouts();
-  const float* src = bottom[0]->data_in(layouts.src);
+  const float* src = kept_src_.data();
   const float* dst = top[0]->data_in(layouts.dst);
   const float* diff_dst = top[0]->diff_in(layouts.dst);
   float* diff_src;

@@ -68,6 +68,7 @@ class BatchNormLayer : public Layer {
   std::vector<float> unused_diff_;              // diff_src when the bottom needs none
 
   std::vector<float> mean_, variance_;  // per channel, of the last Forward
+  std::vector<float> kept_src_;         // the last Forward's bottom, in the kernel's layout
   kernels::KernelChoice<kernels::BatchNormKernel, kernels::BatchNormProblem> kernel_;
 };
 

@@ -67,6 +67,27 @@ TEST(TensorLayout, WritingInALayoutMakesPlainReadersConvert) {
   EXPECT_EQ(t.data_in(layout)[2], 5);
 }
 
+TEST(TensorLayout, SwapDataHandsBackTheInputAndKeepsTheResult) {
+  Tensor t({3});
+  Fill(&t, {1, 2, 3});
+  Tensor alias;
+  alias.ReshapeLike(t);
+  alias.ShareData(t);
+  auto layout = std::make_shared<ReversedLayout>(3, 0);
+  t.data_in(layout);
+  std::vector<float> result = {30, 20, 10};  // 10 20 30 in the reversed layout
+  t.SwapData(layout, &result);
+  EXPECT_EQ(result, (std::vector<float>{3, 2, 1}));  // the input, in the layout
+  ASSERT_TRUE(SameLayout(alias.data_layout(), layout));
+  EXPECT_EQ(std::vector<float>(alias.data(), alias.data() + 3), (std::vector<float>{10, 20, 30}));
+
+  std::vector<float> plain = {7, 8, 9};
+  t.SwapData(nullptr, &plain);
+  EXPECT_EQ(t.data_layout(), nullptr);
+  EXPECT_EQ(plain, (std::vector<float>{10, 20, 30}));  // converted back by the read above
+  EXPECT_EQ(t.data()[2], 9);
+}
+
 TEST(TensorLayout, DiffIsKeptApartFromData) {
   Tensor t({2});
   auto layout = std::make_shared<ReversedLayout>(2, 0);

@@ -1,7 +1,5 @@
 #include "kernels/onednn/batch_norm.h"
 
-#include <algorithm>
-
 #include "kernels/onednn/memory_layout.h"
 
 namespace dtrain::onednn {
@@ -14,18 +12,13 @@ using dnnl::prop_kind;
 StatusOr<std::unique_ptr<kernels::BatchNormKernel>> BatchNorm::Create(
     const kernels::BatchNormProblem& problem, const kernels::KernelRequest& request) {
   return CreateKernel<kernels::BatchNormKernel, BatchNorm>("batch normalization", problem,
-                                                           request.training, request.scratch);
+                                                           request.training);
 }
 
-Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training, Scratch* scratch) {
-  scratch_ = ScratchRef(scratch);
-  training_ = training;
+Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training) {
   const Dims dims = {p.num, p.channels, p.height, p.height == 0 ? 0 : p.spatial / p.height};
-  const dnnl::memory::desc inner = p.channels >= 8 ? BlockedDesc4d(dims) : PlainDesc(dims);
-  // The caller passes tensors in the blocked layout too (the neighbouring convolutions'), so the
-  // relayouts below copy nothing.
-  layouts_.src = layouts_.dst = LayoutFor(context_, inner);
-  const dnnl::memory::desc user = inner;
+  const dnnl::memory::desc desc = p.channels >= 8 ? BlockedDesc4d(dims) : PlainDesc(dims);
+  layouts_.src = layouts_.dst = LayoutFor(context_, desc);
   normalization_flags flags =
       p.global_stats ? normalization_flags::use_global_stats : normalization_flags::none;
   if (p.scale_shift)
@@ -33,44 +26,43 @@ Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training, Scratc
   if (p.relu) flags = flags | normalization_flags::fuse_norm_relu;
   const batch_normalization_forward::primitive_desc forward_pd(
       batch_normalization_forward::desc(
-          training ? prop_kind::forward_training : prop_kind::forward_inference, inner, p.eps,
+          training ? prop_kind::forward_training : prop_kind::forward_inference, desc, p.eps,
           flags),
       context_.engine);
   forward_ = batch_normalization_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
-  Scratch* arena = scratch_.get();
-  dst_ = Relayout(context_, user, inner, arena);
+  auto values = [&] { return dnnl::memory(desc, context_.engine, DNNL_MEMORY_NONE); };
+  src_ = values();
+  dst_ = values();
   mean_ = UserMemory(context_, {p.channels});
   variance_ = UserMemory(context_, {p.channels});
-  fwd_args_ = {{DNNL_ARG_MEAN, mean_}, {DNNL_ARG_VARIANCE, variance_}};
+  fwd_args_ = {{DNNL_ARG_SRC, src_},
+               {DNNL_ARG_DST, dst_},
+               {DNNL_ARG_MEAN, mean_},
+               {DNNL_ARG_VARIANCE, variance_}};
   if (p.scale_shift) {
     scale_ = UserMemory(context_, {p.channels});
     shift_ = UserMemory(context_, {p.channels});
     fwd_args_[DNNL_ARG_SCALE] = scale_;
     fwd_args_[DNNL_ARG_SHIFT] = shift_;
   }
-  if (!training) {
-    src_ = Relayout(context_, user, inner, arena);
-    arena->Reserve(src_.scratch_bytes() + dst_.scratch_bytes());
-    return Status::Ok();
-  }
+  if (!training) return Status::Ok();
   if (p.relu) {
     workspace_ = dnnl::memory(forward_pd.workspace_desc(), context_.engine);
     fwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
   }
-  user_src_ = dnnl::memory(user, context_.engine, DNNL_MEMORY_NONE);
-  kept_src_ = dnnl::memory(inner, context_.engine);
-  to_kept_ = dnnl::reorder(user_src_, kept_src_);
-
   const batch_normalization_backward::primitive_desc backward_pd(
       batch_normalization_backward::desc(
-          p.scale_shift ? prop_kind::backward : prop_kind::backward_data, inner, inner, p.eps,
-          flags),
+          p.scale_shift ? prop_kind::backward : prop_kind::backward_data, desc, desc, p.eps, flags),
       context_.engine, forward_pd);
   backward_ = batch_normalization_backward(backward_pd);
-  diff_dst_ = Relayout(context_, user, inner, arena);
-  diff_src_ = Relayout(context_, user, inner, arena);
-  bwd_args_ = {{DNNL_ARG_SRC, kept_src_}, {DNNL_ARG_MEAN, mean_}, {DNNL_ARG_VARIANCE, variance_}};
+  diff_dst_ = values();
+  diff_src_ = values();
+  bwd_args_ = {{DNNL_ARG_SRC, src_},
+               {DNNL_ARG_DIFF_DST, diff_dst_},
+               {DNNL_ARG_DIFF_SRC, diff_src_},
+               {DNNL_ARG_MEAN, mean_},
+               {DNNL_ARG_VARIANCE, variance_}};
   if (p.scale_shift) {
     diff_scale_ = UserMemory(context_, {p.channels});
     diff_shift_ = UserMemory(context_, {p.channels});
@@ -82,22 +74,13 @@ Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training, Scratc
     bwd_args_[DNNL_ARG_DIFF_SHIFT] = diff_shift_;
   }
   if (p.relu) bwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
-  arena->Reserve(
-      std::max(dst_.scratch_bytes(), diff_dst_.scratch_bytes() + diff_src_.scratch_bytes()));
   return Status::Ok();
 }
 
 void BatchNorm::Forward(const float* src, float* dst, float* mean, float* variance,
                         const float* scale, const float* shift) {
-  scratch_.get()->Reset();
-  if (training_) {  // copied first: dst may be src
-    Bind(user_src_, src);
-    to_kept_.execute(context_.stream, user_src_, kept_src_);
-    fwd_args_[DNNL_ARG_SRC] = kept_src_;
-  } else {
-    fwd_args_[DNNL_ARG_SRC] = src_.In(context_, src);
-  }
-  fwd_args_[DNNL_ARG_DST] = dst_.Target(dst);
+  Bind(src_, src);
+  Bind(dst_, dst);
   Bind(mean_, mean);
   Bind(variance_, variance);
   if (scale_) {
@@ -105,15 +88,14 @@ void BatchNorm::Forward(const float* src, float* dst, float* mean, float* varian
     Bind(shift_, shift);
   }
   forward_.execute(context_.stream, fwd_args_);
-  dst_.Out(context_);
 }
 
-void BatchNorm::Backward(const float* src, const float* dst, const float* mean,
-                         const float* variance, const float* scale, const float* diff_dst,
-                         float* diff_src, float* diff_scale, float* diff_shift) {
-  scratch_.get()->Reset();
-  bwd_args_[DNNL_ARG_DIFF_DST] = diff_dst_.In(context_, diff_dst);  // before diff_src is written
-  bwd_args_[DNNL_ARG_DIFF_SRC] = diff_src_.Target(diff_src);
+void BatchNorm::Backward(const float* src, const float*, const float* mean, const float* variance,
+                         const float* scale, const float* diff_dst, float* diff_src,
+                         float* diff_scale, float* diff_shift) {
+  Bind(src_, src);
+  Bind(diff_dst_, diff_dst);
+  Bind(diff_src_, diff_src);
   Bind(mean_, mean);
   Bind(variance_, variance);
   if (diff_scale_) {
@@ -122,7 +104,6 @@ void BatchNorm::Backward(const float* src, const float* dst, const float* mean,
     Bind(diff_shift_, diff_shift);
   }
   backward_.execute(context_.stream, bwd_args_);
-  diff_src_.Out(context_);
 }
 
 }  // namespace dtrain::onednn

@@ -5,9 +5,9 @@
 // with global statistics it reads them.
 //
 // With 8 or more channels it computes in the channel-blocked layout (BlockedDesc4d), where
-// oneDNN's vectorised kernels run several times faster than on plain NCHW, relaying data in and
-// out through the net's scratch. Backward needs the forward's src: the forward pass keeps its own
-// copy (in the inner layout), so the kernel may run in place. Not thread-safe.
+// oneDNN's vectorised kernels run several times faster than on plain NCHW: layouts() names it, and
+// the caller passes every tensor in it. Backward reads the forward's src (kernels/batch_norm.h: the
+// caller keeps it). Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -35,19 +35,14 @@ class BatchNorm : public kernels::BatchNormKernel {
   template <typename I, typename K, typename... P>
   friend StatusOr<std::unique_ptr<I>> CreateKernel(const char*, const P&...);
   BatchNorm() = default;
-  Status Init(const kernels::BatchNormProblem& problem, bool training, Scratch* scratch);
+  Status Init(const kernels::BatchNormProblem& problem, bool training);
 
   CpuContext context_;
-  ScratchRef scratch_{nullptr};
   std::string implementation_;
   kernels::KernelLayouts layouts_;
-  bool training_ = false;
   dnnl::batch_normalization_forward forward_;
   dnnl::batch_normalization_backward backward_;
-  // Training: the forward's src, kept in the inner layout for backward (to_kept_ copies it).
-  dnnl::memory user_src_, kept_src_;
-  dnnl::reorder to_kept_;
-  Relayout src_, dst_, diff_dst_, diff_src_;  // between the caller's layout and the inner one
+  dnnl::memory src_, dst_, diff_dst_, diff_src_;  // bound to the caller's buffers per call
   dnnl::memory mean_, variance_, scale_, shift_, diff_scale_, diff_shift_;
   dnnl::memory workspace_;  // the ReLU's mask, with relu in training
   Args fwd_args_, bwd_args_;
