@@ -59,32 +59,29 @@ BLAS_INC=$(dirname "$(readlink -f /usr/include/x86_64-linux-gnu/cblas.h 2>/dev/n
 cc -O2 bench/gemm_peak.c -I"$BLAS_INC" -lopenblas -o "$OUT/gemm_peak"
 
 # --- helpers -------------------------------------------------------------------------------
-# Seconds between the solver's "Learning Rate Policy" line (the step loop starts right after it)
-# and "Optimization Done." in a dtrain log (Caffe's glog timestamps, microseconds).
-solve_seconds() {
-  awk '
+# Seconds between the display lines of iterations $2 and $3 in a dtrain log (the bench solvers
+# display every iteration; Caffe's glog timestamps, microseconds): the steps after $2 up to $3.
+steps_seconds() {
+  awk -v from="$2" -v to="$3" '
     function t(s) { split(s, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
-    /Learning Rate Policy/ { start = t($2) }
-    /Optimization Done/    { stop = t($2) }
+    $0 ~ "Iteration " from " \\(" { start = t($2) }
+    $0 ~ "Iteration " to " \\("   { stop = t($2) }
     END { if (start == "" || stop == "") exit 1; d = stop - start; if (d < 0) d += 86400;
           printf "%.6f\n", d }' "$1"
 }
 max_rss_mb() { awk -F': ' '/Maximum resident set size/ { printf "%.0f\n", $2 / 1024 }' "$1"; }
 
-# dtrain: one run of W steps and one of W+K steps; K steps' time is the difference of their
-# step-loop times, so start-up, net construction and warmup cancel. Peak RSS of the longer run.
+# dtrain: one run of W + K + 1 steps (0 .. W + K), timed from the display line of step W to that of
+# step W + K, so that start-up, net construction and warmup stay out. Peak RSS of the run.
 dtrain_bench() {  # net threads repeat -> "img_per_s rss_mb"
-  local net=$1 n=$2 w=${WARMUP[$1]} k=${ITERS[$1]} t_w t_wk
+  local net=$1 n=$2 w=${WARMUP[$1]} k=${ITERS[$1]} t_k
   local base="$OUT/dtrain_${net}_t${n}_r$3"
-  for iters in "$w" "$((w + k))"; do
-    OMP_NUM_THREADS=$n OPENBLAS_NUM_THREADS=$n /usr/bin/time -v -o "$base.i$iters.time" \
-      "$DTRAIN" train --solver="bench/nets/${net}_solver.prototxt" --iterations="$iters" \
-      --threads="$n" >"$base.i$iters.log" 2>&1 || die "dtrain failed, see $base.i$iters.log"
-  done
-  t_w=$(solve_seconds "$base.i$w.log") || die "no timing lines in $base.i$w.log"
-  t_wk=$(solve_seconds "$base.i$((w + k)).log") || die "no timing lines in $base.i$((w + k)).log"
-  awk -v k="$k" -v b="${BATCH[$net]}" -v a="$t_w" -v c="$t_wk" -v rss="$(max_rss_mb "$base.i$((w + k)).time")" \
-    'BEGIN { d = c - a; if (d <= 0) { print "nan", rss } else printf "%.2f %s\n", k * b / d, rss }'
+  OMP_NUM_THREADS=$n OPENBLAS_NUM_THREADS=$n /usr/bin/time -v -o "$base.time" \
+    "$DTRAIN" train --solver="bench/nets/${net}_solver.prototxt" --iterations="$((w + k + 1))" \
+    --threads="$n" >"$base.log" 2>&1 || die "dtrain failed, see $base.log"
+  t_k=$(steps_seconds "$base.log" "$w" "$((w + k))") || die "no display lines in $base.log"
+  awk -v k="$k" -v b="${BATCH[$net]}" -v d="$t_k" -v rss="$(max_rss_mb "$base.time")" \
+    'BEGIN { if (d <= 0) { print "nan", rss } else printf "%.2f %s\n", k * b / d, rss }'
 }
 
 torch_bench() {  # net threads repeat setting -> "img_per_s rss_mb"
