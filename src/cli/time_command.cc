@@ -72,8 +72,7 @@ Status RunTime(const Flags& flags) {
     for (size_t i = n; i-- > 0;) {
       if (!net->layer_need_backward(static_cast<int>(i))) continue;
       const auto t0 = Clock::now();
-      layers[i]->Backward(net->top_vecs()[i], net->bottom_need_backward(static_cast<int>(i)),
-                          net->bottom_vecs()[i]);
+      net->BackwardLayer(static_cast<int>(i));
       backward_ms[i] += Ms(t0, Clock::now());
     }
     const double ms = Ms(iter_start, Clock::now());

@@ -95,6 +95,12 @@ class Tensor {
   // if nothing wrote the tensor since). What lets a layer computing in place keep its input
   // without copying it (layers/batch_norm_layer.cc).
   void SwapData(const LayoutPtr& layout, std::vector<float>* values);
+  // The diff's values are of no further use (the net's diff planner: the buffer held another
+  // blob's diff): they become undefined, and the next access converts nothing.
+  void DiscardDiff() {
+    diff_->plain_fresh = true;
+    diff_->other_fresh = false;
+  }
   // The non-plain layout the current values are in, or null when only the plain copy is current:
   // what an elementwise layer follows so as to convert nothing.
   LayoutPtr data_layout() const { return data_->other_fresh ? data_->layout : nullptr; }

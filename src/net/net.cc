@@ -147,6 +147,7 @@ Status Net::FuseLayers() {
 // aliased with another blob's diff (Flatten, Reshape, ...). Output blobs and diffs nobody writes
 // (read as zeros, e.g. a split branch into Accuracy) keep their own.
 void Net::ShareDiffBuffers() {
+  diffs_first_written_by_.assign(layers_.size(), {});
   const int num_blobs = static_cast<int>(blobs_.size());
   std::vector<int> producer(num_blobs, -1), last_consumer(num_blobs, -1);
   std::vector<bool> written(num_blobs, false);
@@ -177,6 +178,12 @@ void Net::ShareDiffBuffers() {
   for (int id = 0; id < num_blobs; ++id) {
     const int buffer = plan.buffer_of_blob[id];
     if (buffer < 0) continue;
+    // Its last consumer writes it first (unless it also reads it as its own top, in place).
+    const int writer = last_consumer[id];
+    const std::vector<int>& tops = top_id_vecs_[writer];
+    if (std::find(tops.begin(), tops.end(), id) == tops.end()) {
+      diffs_first_written_by_[writer].push_back(id);
+    }
     if (owner[buffer] < 0) {
       owner[buffer] = id;
     } else {
@@ -405,11 +412,14 @@ void Net::Backward() {
     }
   }
   for (int i = static_cast<int>(layers_.size()) - 1; i >= 0; --i) {
-    if (layer_need_backward_[i]) {
-      layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i], bottom_vecs_[i]);
-    }
+    if (layer_need_backward_[i]) BackwardLayer(i);
     for (const BackwardHook& hook : backward_hooks_) hook(i);
   }
+}
+
+void Net::BackwardLayer(int i) {
+  for (int id : diffs_first_written_by_[i]) blobs_[id]->DiscardDiff();
+  layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i], bottom_vecs_[i]);
 }
 
 void Net::ClearParamDiffs() {

@@ -59,6 +59,8 @@ class Net {
   StatusOr<float> Forward();
   // Runs backward from the last layer to the first, calling the hooks after each layer.
   void Backward();
+  // Layer i's backward alone, as Backward runs it (no hooks): for `dtrain time`.
+  void BackwardLayer(int i);
   // Zeroes the diff of every learnable parameter (before each iteration's backward).
   void ClearParamDiffs();
   void AddBackwardHook(BackwardHook hook) { backward_hooks_.push_back(std::move(hook)); }
@@ -131,6 +133,9 @@ class Net {
   std::vector<std::vector<int>> bottom_id_vecs_, top_id_vecs_;
   std::vector<std::vector<bool>> bottom_need_backward_;
   std::vector<bool> layer_need_backward_;
+  // Per layer: the blobs of shared diff buffers whose diff it writes first in backward, so that
+  // what the buffer holds before (another blob's, in any layout) is dropped, never converted.
+  std::vector<std::vector<int>> diffs_first_written_by_;
   std::vector<bool> blob_need_backward_;
   std::vector<int> output_blob_indices_;
 

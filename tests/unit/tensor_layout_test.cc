@@ -88,6 +88,17 @@ TEST(TensorLayout, SwapDataHandsBackTheInputAndKeepsTheResult) {
   EXPECT_EQ(t.data()[2], 9);
 }
 
+TEST(TensorLayout, ADiscardedDiffIsNeverConverted) {
+  Tensor t({4});
+  auto layout = std::make_shared<ReversedLayout>(4, 0);
+  t.diff_to(layout)[0] = 1;
+  t.DiscardDiff();
+  t.mutable_diff()[0] = 2;  // the diff planner's next blob writes its own values
+  EXPECT_EQ(layout->to_plain, 0);
+  EXPECT_EQ(t.diff_layout(), nullptr);
+  EXPECT_EQ(t.diff()[0], 2);
+}
+
 TEST(TensorLayout, DiffIsKeptApartFromData) {
   Tensor t({2});
   auto layout = std::make_shared<ReversedLayout>(2, 0);
