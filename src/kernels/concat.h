@@ -1,5 +1,6 @@
 // Concat, the op: inputs of equal dims except along `axis`, joined along it in input order
-// (dense row-major float32); backward copies each input's slice of diff_dst back. Its problem
+// (dense row-major float32, or the layouts the kernel names); backward copies each input's slice of
+// diff_dst back, reading neither srcs nor dst (a caller may pass them empty). Its problem
 // and its implementation list. The kernel is a JoinKernel (kernels/join_kernel.h).
 // Implementations, in order: oneDNN (kernels/onednn/concat.h), the reference copies
 // (kernels/reference/concat.h).

@@ -56,8 +56,10 @@ Status ConcatLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
 Status ConcatLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   if (bottom.size() == 1) return Status::Ok();
   sources_.resize(bottom.size());
-  for (size_t i = 0; i < bottom.size(); ++i) sources_[i] = bottom[i]->data();
-  kernel_->Forward(sources_, top[0]->mutable_data());
+  for (size_t i = 0; i < bottom.size(); ++i) {
+    sources_[i] = bottom[i]->data_in(kernel_->input_layout(static_cast<int>(i)));
+  }
+  kernel_->Forward(sources_, top[0]->data_to(kernel_->layouts().dst));
   return Status::Ok();
 }
 
@@ -66,8 +68,9 @@ void ConcatLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& pr
   if (bottom.size() == 1) return;
   for (size_t i = 0; i < bottom.size(); ++i) {
     if (!propagate_down[i]) continue;
-    kernel_->Backward(static_cast<int>(i), sources_, top[0]->data(), top[0]->diff(),
-                      bottom[i]->mutable_diff());
+    const float* diff_dst = top[0]->diff_in(kernel_->layouts().dst);
+    kernel_->Backward(static_cast<int>(i), {}, nullptr, diff_dst,  // srcs, dst: not read
+                      bottom[i]->diff_to(kernel_->input_layout(static_cast<int>(i))));
   }
 }
 

@@ -136,6 +136,10 @@ std::vector<Case> ExtraCases() {
        {{2, 3, 6}}},
       {R"(type: "Concat" concat_param { axis: 0 })", {{2, 3, 4}, {1, 3, 4}}},
       {R"(type: "Concat" concat_param { axis: 2 })", {{2, 3, 4, 2}, {2, 3, 1, 2}, {2, 3, 5, 2}}},
+      // Along channels in whole blocks (the blocked path), and with an input of 8 channels (whole
+      // blocks only with AVX2's 8-channel blocks).
+      {R"(type: "Concat")", {{2, 16, 3, 3}, {2, 32, 3, 3}}},
+      {R"(type: "Concat")", {{2, 16, 3, 3}, {2, 8, 3, 3}, {2, 16, 3, 3}}},
   };
   std::vector<Case> cases;
   for (const auto& [prototxt, shapes] : specs) {

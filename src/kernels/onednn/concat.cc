@@ -1,5 +1,7 @@
 #include "kernels/onednn/concat.h"
 
+#include "kernels/onednn/memory_layout.h"
+
 namespace dtrain::onednn {
 
 using dnnl::memory;
@@ -12,20 +14,28 @@ StatusOr<std::unique_ptr<kernels::JoinKernel>> Concat::Create(
 Status Concat::Init(const kernels::ConcatProblem& p, bool training) {
   Dims dst_dims = p.srcs[0];
   dst_dims[p.axis] = 0;
-  std::vector<memory::desc> src_descs;
+  const int64_t block = BlocksOf16Channels() ? 16 : 8;
+  bool blocked = p.axis == 1 && dst_dims.size() == 4;
   for (const Dims& d : p.srcs) {
     dst_dims[p.axis] += d[p.axis];
-    src_descs.push_back(PlainDesc(d));
+    blocked = blocked && d[1] % block == 0;
   }
-  const memory::desc dst_desc = PlainDesc(dst_dims);
+  auto desc_of = [blocked](const Dims& d) { return blocked ? BlockedDesc4d(d) : PlainDesc(d); };
+  std::vector<memory::desc> src_descs;
+  for (const Dims& d : p.srcs) {
+    src_descs.push_back(desc_of(d));
+    input_layouts_.push_back(LayoutFor(context_, src_descs.back()));
+  }
+  const memory::desc dst_desc = desc_of(dst_dims);
+  dst_layout_ = LayoutFor(context_, dst_desc);
   const dnnl::concat::primitive_desc forward_pd(dst_desc, p.axis, src_descs, context_.engine);
   forward_ = dnnl::concat(forward_pd);
   implementation_ = forward_pd.impl_info_str();
   for (size_t i = 0; i < p.srcs.size(); ++i) {
-    srcs_.push_back(UserMemory(context_, p.srcs[i]));
+    srcs_.push_back(memory(src_descs[i], context_.engine, DNNL_MEMORY_NONE));
     fwd_args_[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs_.back();
   }
-  dst_ = UserMemory(context_, dst_dims);
+  dst_ = memory(dst_desc, context_.engine, DNNL_MEMORY_NONE);
   fwd_args_[DNNL_ARG_DST] = dst_;
   if (!training) return Status::Ok();
   Dims offsets(dst_dims.size(), 0);
@@ -33,7 +43,7 @@ Status Concat::Init(const kernels::ConcatProblem& p, bool training) {
     // A view of diff_dst's slice for this input; it shares diff_dst's buffer.
     diff_dst_slices_.push_back(
         memory(dst_desc.submemory_desc(d, offsets), context_.engine, DNNL_MEMORY_NONE));
-    diff_srcs_.push_back(UserMemory(context_, d));
+    diff_srcs_.push_back(memory(desc_of(d), context_.engine, DNNL_MEMORY_NONE));
     slices_.emplace_back(diff_dst_slices_.back(), diff_srcs_.back());
     offsets[p.axis] += d[p.axis];
   }

@@ -1,7 +1,9 @@
 // oneDNN concatenation of dense row-major float32 tensors along one axis (an implementation of
 // kernels/concat.h):
 // forward copies every src into its slice of dst; backward copies each slice of diff_dst back
-// into that input's diff_src. Not thread-safe.
+// into that input's diff_src. Joining 4-D tensors along channels in whole channel blocks, it takes
+// and gives them in the blocked layout of the convolutions around it (BlockedDesc4d), so that an
+// Inception module's outputs are joined without a relayout. Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -18,6 +20,8 @@ class Concat : public kernels::JoinKernel {
   static StatusOr<std::unique_ptr<kernels::JoinKernel>> Create(
       const kernels::ConcatProblem& problem, const kernels::KernelRequest& request);
   std::string implementation() const override { return implementation_; }
+  kernels::KernelLayouts layouts() const override { return {nullptr, dst_layout_}; }
+  LayoutPtr input_layout(int i) const override { return input_layouts_[i]; }
 
   void Forward(const std::vector<const float*>& srcs, float* dst) override;
   // diff_src of input i: its slice of diff_dst.
@@ -32,6 +36,8 @@ class Concat : public kernels::JoinKernel {
 
   CpuContext context_;
   std::string implementation_;
+  std::vector<LayoutPtr> input_layouts_;
+  LayoutPtr dst_layout_;
   dnnl::concat forward_;
   std::vector<dnnl::memory> srcs_;
   dnnl::memory dst_;
