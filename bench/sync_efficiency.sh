@@ -7,14 +7,14 @@
 # backward, the scaling model's 2-node projection next to the measured iteration, and projects
 # weak-scaling efficiency to 8/32/128 nodes at 25 and 100 Gbit/s. Needs root.
 #
-#   bash bench/sync_efficiency.sh                         # googlenet alexnet at 1gbit 5gbit
+#   bash bench/sync_efficiency.sh                         # googlenet resnet50 alexnet, 1gbit 5gbit
 #   NETS=googlenet RATES=1gbit bash bench/sync_efficiency.sh
 #
 # Prints each report; the JSON lines go to bench/out/sync_efficiency.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-NETS=${NETS:-"googlenet alexnet"}
+NETS=${NETS:-"googlenet resnet50 alexnet"}
 RATES=${RATES:-"1gbit 5gbit"}
 ITERATIONS=${ITERATIONS:-2}
 REPEATS=${REPEATS:-3}
