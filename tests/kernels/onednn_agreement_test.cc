@@ -110,6 +110,10 @@ std::vector<Case> ExtraCases() {
       {R"(type: "Convolution" convolution_param { num_output: 16 kernel_size: 3 dilation: 3
           group: 2 stride: 2 })",
        {{1, 4, 17, 17}}},
+      // Output channels in no whole 16-channel block: channels-last (nhwc) with AVX-512.
+      {R"(type: "Convolution" convolution_param { num_output: 24 kernel_size: 3 pad: 1 stride: 2
+          weight_filler { type: "gaussian" } })",
+       {{2, 10, 9, 9}}},
       {R"(type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 1 pad: 1 })",
        {{2, 10, 9, 9}}},
       {R"(type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 pad: 1 })",
