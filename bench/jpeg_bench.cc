@@ -4,9 +4,9 @@
 // decoder's HWC buffer), with a per-image random stream as the layer draws it. The ratio b / a
 // says how much of the decode speed the data path keeps (bench/README.md).
 //
-// The images are made here: ~256 x 256 (four sizes), gradients plus noise so that they compress
-// to a realistic size, JPEG quality 90 with 4:2:0 chroma subsampling (what ImageNet-style sets
-// hold). Usage: dtrain_jpeg_bench [images=200] [passes=10] [crop=227]
+// The images are made here: ~256 x 256 (four sizes), synthetic_photo.h's gradients plus noise,
+// JPEG quality 90 with 4:2:0 chroma subsampling (what ImageNet-style sets hold). Usage:
+// dtrain_jpeg_bench [images=200] [passes=10] [crop=227]
 #include <turbojpeg.h>
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "core/rng.h"
 #include "data/image_decode.h"
 #include "data/transformer.h"
+#include "synthetic_photo.h"
 
 namespace {
 
@@ -31,18 +32,7 @@ std::vector<std::string> MakeJpegs(int count) {
   std::vector<std::string> jpegs;
   for (int i = 0; i < count; ++i) {
     const int height = sizes[i % 4][0], width = sizes[i % 4][1];
-    std::vector<uint8_t> bgr(static_cast<size_t>(height) * width * 3);
-    const int phase = static_cast<int>(rng.UniformInt(256));
-    for (int y = 0; y < height; ++y) {
-      for (int x = 0; x < width; ++x) {
-        for (int c = 0; c < 3; ++c) {
-          const int smooth = (phase + x * (c + 1) + y * (3 - c)) % 256;
-          const int noise = static_cast<int>(rng.UniformInt(41)) - 20;
-          bgr[(static_cast<size_t>(y) * width + x) * 3 + c] =
-              static_cast<uint8_t>(std::clamp(smooth + noise, 0, 255));
-        }
-      }
-    }
+    const std::vector<uint8_t> bgr = dtrain::bench::SyntheticPhoto(height, width, rng);
     unsigned char* jpeg = nullptr;
     unsigned long size = 0;
     if (tjCompress2(handle, bgr.data(), width, 0, height, TJPF_BGR, &jpeg, &size, TJSAMP_420, 90,

@@ -59,42 +59,16 @@ BLAS_INC=$(dirname "$(readlink -f /usr/include/x86_64-linux-gnu/cblas.h 2>/dev/n
 cc -O2 bench/gemm_peak.c -I"$BLAS_INC" -lopenblas -o "$OUT/gemm_peak"
 
 # --- helpers -------------------------------------------------------------------------------
-# Seconds between the display lines of iterations $2 and $3 in a dtrain log (the bench solvers
-# display every iteration; Caffe's glog timestamps, microseconds): the steps after $2 up to $3.
-steps_seconds() {
-  awk -v from="$2" -v to="$3" '
-    function t(s) { split(s, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
-    $0 ~ "Iteration " from " \\(" { start = t($2) }
-    $0 ~ "Iteration " to " \\("   { stop = t($2) }
-    END { if (start == "" || stop == "") exit 1; d = stop - start; if (d < 0) d += 86400;
-          printf "%.6f\n", d }' "$1"
-}
-max_rss_mb() { awk -F': ' '/Maximum resident set size/ { printf "%.0f\n", $2 / 1024 }' "$1"; }
+source bench/lib.sh  # dtrain_train_rate, torch_train_rate, max_of
 
-# dtrain: one run of W + K + 1 steps (0 .. W + K), timed from the display line of step W to that of
-# step W + K, so that start-up, net construction and warmup stay out. Peak RSS of the run.
 dtrain_bench() {  # net threads repeat -> "img_per_s rss_mb"
-  local net=$1 n=$2 w=${WARMUP[$1]} k=${ITERS[$1]} t_k
-  local base="$OUT/dtrain_${net}_t${n}_r$3"
-  OMP_NUM_THREADS=$n OPENBLAS_NUM_THREADS=$n /usr/bin/time -v -o "$base.time" \
-    "$DTRAIN" train --solver="bench/nets/${net}_solver.prototxt" --iterations="$((w + k + 1))" \
-    --threads="$n" >"$base.log" 2>&1 || die "dtrain failed, see $base.log"
-  t_k=$(steps_seconds "$base.log" "$w" "$((w + k))") || die "no display lines in $base.log"
-  awk -v k="$k" -v b="${BATCH[$net]}" -v d="$t_k" -v rss="$(max_rss_mb "$base.time")" \
-    'BEGIN { if (d <= 0) { print "nan", rss } else printf "%.2f %s\n", k * b / d, rss }'
+  dtrain_train_rate "$DTRAIN" "bench/nets/${1}_solver.prototxt" "$2" "${WARMUP[$1]}" \
+    "${ITERS[$1]}" "${BATCH[$1]}" "$OUT/dtrain_${1}_t${2}_r$3" || exit 1
 }
 
 torch_bench() {  # net threads repeat setting -> "img_per_s rss_mb"
-  local line base="$OUT/torch_${1}_t${2}_r${3}_$4" flags=()
-  case $4 in
-    eager-*) ;; compile-*) flags+=(--compile) ;; *) die "unknown PyTorch setting '$4'" ;;
-  esac
-  flags+=(--layout "${4#*-}")
-  line=$(OMP_NUM_THREADS=$2 OPENBLAS_NUM_THREADS=$2 $PYTHON bench/torch_bench.py "$1" \
-    --threads "$2" --iters "${ITERS[$1]}" --warmup "${WARMUP[$1]}" "${flags[@]}" 2>"$base.err") ||
-    die "torch_bench failed, see $base.err"
-  echo "$line" >"$base.log"
-  echo "$line" | sed -E 's/.*img_per_s=([0-9.]+) peak_rss_mb=([0-9]+).*/\1 \2/'
+  torch_train_rate "$PYTHON" "$1" "$2" "${WARMUP[$1]}" "${ITERS[$1]}" "$4" \
+    "$OUT/torch_${1}_t${2}_r${3}_$4" || exit 1
 }
 
 # GFLOP/s of the convolution layers alone (forward + backward FLOPs over their time), from
@@ -150,7 +124,7 @@ for net in $NETS; do
     for ((r = 1; r <= REPEATS; r++)); do  # alternate, keep the best of each
       res=$(dtrain_bench "$net" "$n" "$r")
       read -r ips d_rss <<<"$res"
-      d_ips=$(awk -v a="$d_ips" -v b="$ips" 'BEGIN { print (b > a ? b : a) }')
+      d_ips=$(max_of "$d_ips" "$ips")
       for setting in $TORCH_SETTINGS; do
         res=$(torch_bench "$net" "$n" "$r" "$setting")
         read -r ips rss <<<"$res"

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Sharing the machine (issue 16): training throughput of dtrain and PyTorch while one other
+# process keeps one core busy (a shell loop: what a data server or any other job beside training
+# costs, at its worst), against the same run alone, on the nets where sharing hurt (cifar10_full,
+# GoogLeNet, ResNet-50). Each side runs at all cores' threads (what both do by default) and at one
+# thread fewer (what `dtrain launch` gives ranks beside a data server, docs/launch.md); best of
+# REPEATS, alternating. The columns "x alone" are each side's loaded / alone throughput: how much
+# it degrades.
+#
+#   bash bench/shared_machine.sh                    # cifar10_full googlenet resnet50, best of 3
+#   NETS=cifar10_full REPEATS=1 bash bench/shared_machine.sh
+#
+# Needs bench/install-bench-deps.sh (PyTorch in bench/.venv, GNU time). Logs: bench/out/shared/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib.sh
+
+NETS=${NETS:-"cifar10_full googlenet resnet50"}
+REPEATS=${REPEATS:-3}
+PYTHON=${PEER_PYTHON:-bench/.venv/bin/python}
+# channels_last was PyTorch's faster setting on all three nets in every bench/run.sh so far.
+TORCH_SETTINGS=${TORCH_SETTINGS:-"eager-channels_last"}
+CORES=$(nproc)
+FEWER=$((CORES > 1 ? CORES - 1 : 1))
+OUT=bench/out/shared
+mkdir -p "$OUT"
+die() { echo "bench/shared_machine.sh: $*" >&2; exit 1; }
+[ -x /usr/bin/time ] || die "GNU time missing: run bash bench/install-bench-deps.sh"
+$PYTHON -c "import torch, torchvision" 2>/dev/null || die "no PyTorch for $PYTHON: run bash bench/install-bench-deps.sh"
+
+declare -A BATCH=([lenet]=64 [cifar10_quick]=100 [cifar10_full]=100 [googlenet]=32
+                  [resnet50]=16 [mobilenet_v2]=32)
+declare -A WARMUP=([lenet]=5 [cifar10_quick]=2 [cifar10_full]=2 [googlenet]=1 [resnet50]=1
+                   [mobilenet_v2]=1)
+declare -A ITERS=([lenet]=100 [cifar10_quick]=20 [cifar10_full]=20 [googlenet]=3 [resnet50]=3
+                  [mobilenet_v2]=3)
+for net in $NETS; do [ -n "${BATCH[$net]:-}" ] || die "unknown net '$net'"; done
+
+cmake --build build --target dtrain >/dev/null
+cp -p build/dtrain "$OUT/dtrain"
+DTRAIN=$OUT/dtrain
+
+BUSY_PID=
+start_busy() { bash -c 'while :; do :; done' & BUSY_PID=$!; sleep 0.2; }
+stop_busy() { [ -z "$BUSY_PID" ] || kill "$BUSY_PID" 2>/dev/null || true; wait "$BUSY_PID" 2>/dev/null || true; BUSY_PID=; }
+trap stop_busy EXIT
+
+dtrain_rate() {  # net threads tag -> img/s
+  local res
+  res=$(dtrain_train_rate "$DTRAIN" "bench/nets/${1}_solver.prototxt" "$2" "${WARMUP[$1]}" \
+    "${ITERS[$1]}" "${BATCH[$1]}" "$OUT/dtrain_${1}_t${2}_$3") || exit 1
+  echo "${res%% *}"
+}
+torch_rate() {  # net threads tag -> img/s, the best of TORCH_SETTINGS
+  local best=0 res setting
+  for setting in $TORCH_SETTINGS; do
+    res=$(torch_train_rate "$PYTHON" "$1" "$2" "${WARMUP[$1]}" "${ITERS[$1]}" "$setting" \
+      "$OUT/torch_${1}_t${2}_${3}_$setting") || exit 1
+    best=$(max_of "$best" "${res%% *}")
+  done
+  echo "$best"
+}
+
+rows=()
+for net in $NETS; do
+  echo "bench: sharing the machine, $net ..." >&2
+  declare -A best=()
+  for key in d_alone t_alone d_busy t_busy d_busy_fewer t_busy_fewer; do best[$key]=0; done
+  for ((r = 1; r <= REPEATS; r++)); do
+    best[d_alone]=$(max_of "${best[d_alone]}" "$(dtrain_rate "$net" "$CORES" "alone_r$r")")
+    best[t_alone]=$(max_of "${best[t_alone]}" "$(torch_rate "$net" "$CORES" "alone_r$r")")
+    start_busy
+    best[d_busy]=$(max_of "${best[d_busy]}" "$(dtrain_rate "$net" "$CORES" "busy_r$r")")
+    best[t_busy]=$(max_of "${best[t_busy]}" "$(torch_rate "$net" "$CORES" "busy_r$r")")
+    if [ "$FEWER" -ne "$CORES" ]; then
+      best[d_busy_fewer]=$(max_of "${best[d_busy_fewer]}" "$(dtrain_rate "$net" "$FEWER" "busy_r$r")")
+      best[t_busy_fewer]=$(max_of "${best[t_busy_fewer]}" "$(torch_rate "$net" "$FEWER" "busy_r$r")")
+    fi
+    stop_busy
+  done
+  rows+=("$(awk -v net="$net" -v da="${best[d_alone]}" -v ta="${best[t_alone]}" \
+    -v db="${best[d_busy]}" -v tb="${best[t_busy]}" -v df="${best[d_busy_fewer]}" \
+    -v tf="${best[t_busy_fewer]}" 'BEGIN {
+      printf "| %s | %.1f | %.1f (%.2f) | %.1f (%.2f) | %.1f | %.1f (%.2f) | %.1f (%.2f) | %.2f | %.2f |",
+        net, da, db, db / da, df, df / da, ta, tb, tb / ta, tf, tf / ta, db / tb, df / tf }')")
+done
+
+{
+  echo "Sharing the machine: one busy process beside training; dtrain vs PyTorch" \
+    "$($PYTHON -c 'import torch; print(torch.__version__)') ($TORCH_SETTINGS)"
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(lscpu | sed -n 's/^Model name: *//p'), $CORES cores;" \
+    "dtrain at $(git rev-parse --short HEAD 2>/dev/null || echo '?'); best of $REPEATS per cell"
+  echo
+  echo "| net | dtrain alone, $CORES threads | dtrain busy, $CORES threads (x alone) | dtrain busy, $FEWER thread(s) (x alone) | PyTorch alone, $CORES threads | PyTorch busy, $CORES threads (x alone) | PyTorch busy, $FEWER thread(s) (x alone) | dtrain/PyTorch busy, $CORES threads | dtrain/PyTorch busy, $FEWER thread(s) |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "img/s; \"busy\": a shell loop keeps one core busy during the run."
+} | tee "$OUT/results.md"
