@@ -12,6 +12,7 @@
 #include "solver/divergence.h"
 #include "solver/hdf5_snapshot.h"
 #include "solver/lr_policy.h"
+#include "solver/snapshot_retention.h"
 #include "solver/solver_param_checks.h"
 
 namespace dtrain {
@@ -407,12 +408,18 @@ Status Solver::Snapshot() {
   const std::string state_path = SnapshotFilename(hdf5 ? ".solverstate.h5" : ".solverstate");
   if (hdf5) {
     DT_LOG(INFO) << "Snapshotting solver state to HDF5 file " << state_path;
-    return WriteSolverStateHdf5(state, state_path);
+    DT_RETURN_IF_ERROR(WriteSolverStateHdf5(state, state_path));
+  } else {
+    DT_LOG(INFO) << "Snapshotting solver state to binary proto file " << state_path;
+    state.set_dtrain_learned_net_checksum(weights.dtrain_checksum());
+    SealWithChecksum(&state);
+    DT_RETURN_IF_ERROR(WriteBinaryProtoAtomically(state_path, state));
   }
-  DT_LOG(INFO) << "Snapshotting solver state to binary proto file " << state_path;
-  state.set_dtrain_learned_net_checksum(weights.dtrain_checksum());
-  SealWithChecksum(&state);
-  return WriteBinaryProtoAtomically(state_path, state);
+  // Only now that the new pair is complete do older ones go.
+  for (const std::string& old :
+       RemoveOldSnapshots(param_.snapshot_prefix(), param_.snapshot_keep()))
+    DT_LOG(INFO) << "Removed " << old << " (snapshot_keep: " << param_.snapshot_keep() << ")";
+  return Status::Ok();
 }
 
 Status Solver::Restore(const std::string& path) {

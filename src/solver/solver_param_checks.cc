@@ -25,6 +25,10 @@ Status ValidateSolverParameter(const SolverParameter& param) {
   }
   if (param.iter_size() < 1) return InvalidArgument("iter_size must be at least 1");
   if (param.average_loss() < 1) return InvalidArgument("average_loss must be at least 1");
+  if (param.snapshot_keep() < 0) {
+    return InvalidArgument("snapshot_keep must not be negative (0 keeps every snapshot), got " +
+                           std::to_string(param.snapshot_keep()));
+  }
   return Status::Ok();
 }
 
