@@ -3,9 +3,8 @@
 # process keeps one core busy (a shell loop: what a data server or any other job beside training
 # costs, at its worst), against the same run alone, on the nets where sharing hurt (cifar10_full,
 # GoogLeNet, ResNet-50). Each side runs at all cores' threads (what both do by default) and at one
-# thread fewer (what `dtrain launch` gives ranks beside a data server, docs/launch.md); best of
-# REPEATS, alternating. The columns "x alone" are each side's loaded / alone throughput: how much
-# it degrades.
+# thread fewer (leaving the busy core alone), best of REPEATS, alternating; "x alone" is each
+# side's busy / alone throughput at the same thread count: how much it degrades.
 #
 #   bash bench/shared_machine.sh                    # cifar10_full googlenet resnet50, best of 3
 #   NETS=cifar10_full REPEATS=1 bash bench/shared_machine.sh
@@ -63,26 +62,22 @@ torch_rate() {  # net threads tag -> img/s, the best of TORCH_SETTINGS
 
 rows=()
 for net in $NETS; do
-  echo "bench: sharing the machine, $net ..." >&2
-  declare -A best=()
-  for key in d_alone t_alone d_busy t_busy d_busy_fewer t_busy_fewer; do best[$key]=0; done
-  for ((r = 1; r <= REPEATS; r++)); do
-    best[d_alone]=$(max_of "${best[d_alone]}" "$(dtrain_rate "$net" "$CORES" "alone_r$r")")
-    best[t_alone]=$(max_of "${best[t_alone]}" "$(torch_rate "$net" "$CORES" "alone_r$r")")
-    start_busy
-    best[d_busy]=$(max_of "${best[d_busy]}" "$(dtrain_rate "$net" "$CORES" "busy_r$r")")
-    best[t_busy]=$(max_of "${best[t_busy]}" "$(torch_rate "$net" "$CORES" "busy_r$r")")
-    if [ "$FEWER" -ne "$CORES" ]; then
-      best[d_busy_fewer]=$(max_of "${best[d_busy_fewer]}" "$(dtrain_rate "$net" "$FEWER" "busy_r$r")")
-      best[t_busy_fewer]=$(max_of "${best[t_busy_fewer]}" "$(torch_rate "$net" "$FEWER" "busy_r$r")")
-    fi
-    stop_busy
+  for n in $(printf '%s\n' "$CORES" "$FEWER" | uniq); do
+    echo "bench: sharing the machine, $net, $n thread(s) ..." >&2
+    d_alone=0 d_busy=0 t_alone=0 t_busy=0
+    for ((r = 1; r <= REPEATS; r++)); do
+      d_alone=$(max_of "$d_alone" "$(dtrain_rate "$net" "$n" "alone_r$r")")
+      t_alone=$(max_of "$t_alone" "$(torch_rate "$net" "$n" "alone_r$r")")
+      start_busy
+      d_busy=$(max_of "$d_busy" "$(dtrain_rate "$net" "$n" "busy_r$r")")
+      t_busy=$(max_of "$t_busy" "$(torch_rate "$net" "$n" "busy_r$r")")
+      stop_busy
+    done
+    rows+=("$(awk -v net="$net" -v n="$n" -v da="$d_alone" -v db="$d_busy" -v ta="$t_alone" \
+      -v tb="$t_busy" 'BEGIN {
+        printf "| %s | %d | %.1f | %.1f (%.2f) | %.1f | %.1f (%.2f) | %.2f | %.2f |",
+          net, n, da, db, db / da, ta, tb, tb / ta, da / ta, db / tb }')")
   done
-  rows+=("$(awk -v net="$net" -v da="${best[d_alone]}" -v ta="${best[t_alone]}" \
-    -v db="${best[d_busy]}" -v tb="${best[t_busy]}" -v df="${best[d_busy_fewer]}" \
-    -v tf="${best[t_busy_fewer]}" 'BEGIN {
-      printf "| %s | %.1f | %.1f (%.2f) | %.1f (%.2f) | %.1f | %.1f (%.2f) | %.1f (%.2f) | %.2f | %.2f |",
-        net, da, db, db / da, df, df / da, ta, tb, tb / ta, tf, tf / ta, db / tb, df / tf }')")
 done
 
 {
@@ -91,8 +86,8 @@ done
   echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(lscpu | sed -n 's/^Model name: *//p'), $CORES cores;" \
     "dtrain at $(git rev-parse --short HEAD 2>/dev/null || echo '?'); best of $REPEATS per cell"
   echo
-  echo "| net | dtrain alone, $CORES threads | dtrain busy, $CORES threads (x alone) | dtrain busy, $FEWER thread(s) (x alone) | PyTorch alone, $CORES threads | PyTorch busy, $CORES threads (x alone) | PyTorch busy, $FEWER thread(s) (x alone) | dtrain/PyTorch busy, $CORES threads | dtrain/PyTorch busy, $FEWER thread(s) |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| net | threads | dtrain alone | dtrain busy (x alone) | PyTorch alone | PyTorch busy (x alone) | dtrain/PyTorch alone | dtrain/PyTorch busy |"
+  echo "|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
   echo "img/s; \"busy\": a shell loop keeps one core busy during the run."
