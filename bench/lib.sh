@@ -1,5 +1,13 @@
 # Shared by bench/run.sh, bench/data_path.sh and bench/shared_machine.sh (sourced, not run):
-# one measured run of each side.
+# one measured run of each side, and the nets' step counts.
+
+# Per net: batch size, untimed warmup steps, timed steps (the same for dtrain and PyTorch).
+declare -gA BATCH=([lenet]=64 [cifar10_quick]=100 [cifar10_full]=100 [googlenet]=32
+                  [resnet50]=16 [mobilenet_v2]=32)
+declare -gA WARMUP=([lenet]=5 [cifar10_quick]=2 [cifar10_full]=2 [googlenet]=1 [resnet50]=1
+                   [mobilenet_v2]=1)
+declare -gA ITERS=([lenet]=100 [cifar10_quick]=20 [cifar10_full]=20 [googlenet]=3 [resnet50]=3
+                  [mobilenet_v2]=3)
 
 # Seconds between the display lines of iterations $2 and $3 in a dtrain log (the bench solvers
 # display every iteration; Caffe's glog timestamps, microseconds): the steps after $2 up to $3.

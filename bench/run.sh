@@ -26,13 +26,8 @@ TORCH_SETTINGS=${TORCH_SETTINGS:-"eager-nchw eager-channels_last"}
 OUT=bench/out
 mkdir -p "$OUT"
 
-# Per net: batch size, untimed warmup steps, timed steps (the same for dtrain and PyTorch).
-declare -A BATCH=([lenet]=64 [cifar10_quick]=100 [cifar10_full]=100 [googlenet]=32
-                  [resnet50]=16 [mobilenet_v2]=32)
-declare -A WARMUP=([lenet]=5 [cifar10_quick]=2 [cifar10_full]=2 [googlenet]=1 [resnet50]=1
-                   [mobilenet_v2]=1)
-declare -A ITERS=([lenet]=100 [cifar10_quick]=20 [cifar10_full]=20 [googlenet]=3 [resnet50]=3
-                  [mobilenet_v2]=3)
+# Per net: batch size, untimed warmup steps, timed steps: BATCH, WARMUP, ITERS (bench/lib.sh).
+source bench/lib.sh  # also dtrain_train_rate, torch_train_rate, max_of
 
 die() { echo "bench/run.sh: $*" >&2; exit 1; }
 [ -x /usr/bin/time ] || die "GNU time missing: run bash bench/install-bench-deps.sh"
@@ -59,7 +54,6 @@ BLAS_INC=$(dirname "$(readlink -f /usr/include/x86_64-linux-gnu/cblas.h 2>/dev/n
 cc -O2 bench/gemm_peak.c -I"$BLAS_INC" -lopenblas -o "$OUT/gemm_peak"
 
 # --- helpers -------------------------------------------------------------------------------
-source bench/lib.sh  # dtrain_train_rate, torch_train_rate, max_of
 
 dtrain_bench() {  # net threads repeat -> "img_per_s rss_mb"
   dtrain_train_rate "$DTRAIN" "bench/nets/${1}_solver.prototxt" "$2" "${WARMUP[$1]}" \

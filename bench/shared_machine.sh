@@ -27,12 +27,6 @@ die() { echo "bench/shared_machine.sh: $*" >&2; exit 1; }
 [ -x /usr/bin/time ] || die "GNU time missing: run bash bench/install-bench-deps.sh"
 $PYTHON -c "import torch, torchvision" 2>/dev/null || die "no PyTorch for $PYTHON: run bash bench/install-bench-deps.sh"
 
-declare -A BATCH=([lenet]=64 [cifar10_quick]=100 [cifar10_full]=100 [googlenet]=32
-                  [resnet50]=16 [mobilenet_v2]=32)
-declare -A WARMUP=([lenet]=5 [cifar10_quick]=2 [cifar10_full]=2 [googlenet]=1 [resnet50]=1
-                   [mobilenet_v2]=1)
-declare -A ITERS=([lenet]=100 [cifar10_quick]=20 [cifar10_full]=20 [googlenet]=3 [resnet50]=3
-                  [mobilenet_v2]=3)
 for net in $NETS; do [ -n "${BATCH[$net]:-}" ] || die "unknown net '$net'"; done
 
 cmake --build build --target dtrain >/dev/null
