@@ -117,9 +117,11 @@ TEST_F(MultiHost, HostsAreSeparateMachinesOnAPrivateSubnet) {
 // of the gradient sums differs, but training amplifies rounding differences at a rate set by the
 // model and its data, not by where the ranks run: one process that merely sums the batch in parts
 // (iter_size) drifts from the whole-batch process to 1e-4 .. 1e-3 within 50 iterations of
-// cifar10_quick (near 1e-7 on LeNet). So the exact check is against one process that sums the
-// very same parts: iter_size N x batch b on the data in rank order (WriteInRankOrder). With 2 ranks
-// the sums are the same floats added in the same order, so the weights must be identical. 4 ranks
+// cifar10_quick, ~2e-5 on LeNet (whose conv2 runs channels-last with AVX-512, on kernels that split
+// a batch of 64 and one of 32 into different sums; ~1e-7 on the blocked kernels before). So the
+// exact check is against one process that sums the very same parts: iter_size N x batch b on the
+// data in rank order (WriteInRankOrder). With 2 ranks the sums are the same floats added in the
+// same order, so the weights must be identical. 4 ranks
 // add their parts in Open MPI's order: within 1e-5 after 10 iterations, before much amplification.
 // Against the whole batch: `whole_batch_tolerance` after 50 iterations.
 //
@@ -185,7 +187,7 @@ TEST_F(MultiHost, LenetRanksOnTwoHostsTrainAsOneProcess) {
   TempDir dir;
   testing::WriteTrainableLmdb(dir.Path("lmdb"), 256, 1, 28, 10);
   ExpectRanksAcrossHostsTrainAsOneProcess(kLenetCluster, dir, testing::LenetJob(dir.Path("lmdb")),
-                                          1e-5);
+                                          1e-4);
 }
 
 // Against the whole batch after 50 iterations about 1e-3, as one process summing in parts (see
