@@ -1,178 +1,30 @@
 // dtrain launch: plan a job over a hostfile (cluster/launch_plan.h), check every host, start the
-// data server on the master if asked, run the training and stop the server at the end.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
+// data server on the master if asked, run the training and stop the server at the end. With
+// --max-restarts, a failed job is restarted from its latest complete snapshot on the hosts that
+// are left (docs/launch.md, "Restarts").
 #include <unistd.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <future>
-#include <sstream>
-#include <thread>
+#include <fstream>
+#include <map>
 
 #include "cli/command.h"
-#include "cli/job_inputs.h"
+#include "cli/job_restart.h"
+#include "cli/launch_preflight.h"
+#include "cli/launch_processes.h"
 #include "cli/per_worker_files.h"
 #include "cluster/launch_plan.h"
+#include "cluster/lost_hosts.h"
 #include "cluster/shell_quote.h"
 #include "cluster/shell_words.h"
 #include "core/logging.h"
-
-extern char** environ;
+#include "solver/latest_snapshot.h"
 
 namespace dtrain {
 namespace {
-
-volatile sig_atomic_t g_stop_signal = 0;
-void RecordStopSignal(int signal) { g_stop_signal = signal; }
-
-// Starts argv; in its own process group when `own_group` (so that a Ctrl-C meant for the
-// training does not stop it before its time).
-StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, bool own_group) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  if (own_group) {
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attributes, 0);
-  }
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], nullptr, &attributes, args.data(), environ);
-  posix_spawnattr_destroy(&attributes);
-  if (rc != 0) return IoError("cannot start " + argv[0] + ": " + std::strerror(rc));
-  return pid;
-}
-
-// Waits for `pid`, passing SIGINT/SIGTERM received meanwhile on to it; its exit status (128 + N
-// when signal N killed it).
-int WaitForwardingSignals(pid_t pid) {
-  int status = 0;
-  while (true) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (g_stop_signal != 0) {
-      kill(pid, g_stop_signal);
-      g_stop_signal = 0;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-// SIGTERM to the data server's launcher and its group, then SIGKILL if it is still there after
-// 10 s.
-void StopDataServer(pid_t pid) {
-  kill(-pid, SIGTERM);
-  int status = 0;
-  for (int i = 0; i < 100; ++i) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  kill(-pid, SIGKILL);
-  waitpid(pid, &status, 0);
-}
-
-// The command that runs `dtrain preflight` on `host` the way the job's processes are started.
-std::vector<std::string> PreflightArgv(const LaunchOptions& options, const std::string& host,
-                                       const std::string& mpirun, int timeout_s,
-                                       const std::vector<std::string>& paths) {
-  std::vector<std::string> argv = {"timeout", "-k", "5", std::to_string(timeout_s)};
-  if (options.slurm) {
-    argv.insert(argv.end(), {"srun", "--overlap", "-N1", "-n1", "-w", host});
-  } else {
-    argv.insert(argv.end(), {mpirun, "-np", "1", "--host", host, "--bind-to", "none"});
-  }
-  argv.insert(argv.end(), {options.dtrain, "preflight", "--expect-version=" + DtrainVersion()});
-  if (!options.interface.empty()) argv.push_back("--interface=" + options.interface);
-  argv.insert(argv.end(), paths.begin(), paths.end());
-  return argv;
-}
-
-// Runs a command line through the shell; its exit status and output (stdout and stderr).
-std::pair<int, std::string> Capture(const std::vector<std::string>& argv) {
-  FILE* pipe = popen((ShellJoin(argv) + " 2>&1 < /dev/null").c_str(), "r");
-  if (!pipe) return {-1, "cannot run " + argv[0]};
-  std::string output;
-  char chunk[4096];
-  for (size_t n; (n = fread(chunk, 1, sizeof(chunk), pipe)) > 0;) output.append(chunk, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
-}
-
-// What one host's pre-flight found: "ok", or its problems, or why it could not be reached.
-std::vector<std::string> HostVerdict(int exit_code, const std::string& output, int timeout_s) {
-  std::vector<std::string> problems;
-  bool answered = false;
-  size_t start = 0;
-  while (start < output.size()) {
-    size_t end = output.find('\n', start);
-    if (end == std::string::npos) end = output.size();
-    const std::string line = output.substr(start, end - start);
-    if (line.rfind("preflight ok", 0) == 0) answered = true;
-    if (line.rfind("preflight problem: ", 0) == 0) {
-      answered = true;
-      problems.push_back(line.substr(19));
-    }
-    start = end + 1;
-  }
-  if (answered) return problems;
-  if (exit_code == 124 || exit_code == 137) {
-    return {"unreachable: no answer within " + std::to_string(timeout_s) + " s"};
-  }
-  // The launcher's first line of text (Open MPI frames its messages with lines of dashes).
-  std::string reason = "no output";
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find_first_not_of("- \t") != std::string::npos) {
-      reason = line;
-      break;
-    }
-  }
-  return {"unreachable (exit " + std::to_string(exit_code) + "): " + reason};
-}
-
-Status RunPreflightOnHosts(const LaunchOptions& options, const LaunchPlan& plan,
-                           const std::string& mpirun, int timeout_s) {
-  std::vector<std::future<std::pair<int, std::string>>> runs;
-  for (size_t i = 0; i < options.hosts.size(); ++i) {
-    std::vector<int> ranks;
-    for (int r = 0; r < plan.ranks_on[i]; ++r) ranks.push_back(plan.first_rank[i] + r);
-    std::vector<std::string> paths = JobInputPaths(options.job, ranks, plan.ranks);
-    if (i == 0) {
-      for (const std::string& p : DataServerInputPaths(options.data_server)) paths.push_back(p);
-    }
-    runs.push_back(
-        std::async(std::launch::async, Capture,
-                   PreflightArgv(options, options.hosts[i].name, mpirun, timeout_s, paths)));
-  }
-  int failed = 0;
-  std::string report;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto [exit_code, output] = runs[i].get();
-    const std::vector<std::string> problems = HostVerdict(exit_code, output, timeout_s);
-    if (problems.empty()) {
-      report += "  " + options.hosts[i].name + ": ok\n";
-      continue;
-    }
-    ++failed;
-    for (const std::string& problem : problems)
-      report += "  " + options.hosts[i].name + ": " + problem + "\n";
-  }
-  std::printf("pre-flight on %zu host(s):\n%s", options.hosts.size(), report.c_str());
-  std::fflush(stdout);
-  if (failed > 0) {
-    return InvalidArgument("pre-flight failed on " + std::to_string(failed) + " of " +
-                           std::to_string(options.hosts.size()) +
-                           " host(s) (listed above; --no-preflight skips the checks)");
-  }
-  return Status::Ok();
-}
 
 // The dtrain binary to run on every host: --dtrain, else this very binary's path.
 std::string ThisBinary() {
@@ -230,13 +82,113 @@ Status UsePerWorkerFiles(const Flags& flags, int ranks, LaunchOptions* options) 
   return Status::Ok();
 }
 
+// The plan for `options`, with per-worker files written for its rank count when asked.
+StatusOr<LaunchPlan> PlanJob(const Flags& flags, LaunchOptions* options) {
+  DT_ASSIGN_OR_RETURN(LaunchPlan plan, PlanLaunch(*options));
+  if (!flags.GetBool("per-worker-files")) return plan;
+  DT_RETURN_IF_ERROR(UsePerWorkerFiles(flags, plan.ranks, options));
+  return PlanLaunch(*options);
+}
+
+// How a run of the job ended, and what its console said.
+struct RunOutcome {
+  int exit_code = 0;
+  LostHostScanner console;
+};
+
+// One run of the plan: the data server in the background (stopped when training ends), then
+// the training, its output passed on and scanned.
+StatusOr<RunOutcome> RunPlan(const LaunchPlan& plan) {
+  RunOutcome outcome;
+  pid_t server = 0;
+  for (const LaunchStep& step : plan.steps) {
+    DT_LOG(INFO) << "launch: " << step.role << ": " << ShellJoin(step.argv);
+    if (step.role == "data server") {
+      DT_ASSIGN_OR_RETURN(server, Spawn(step.argv, /*own_group=*/true));
+      continue;
+    }
+    StatusOr<int> exit_code = RunWatchingOutput(
+        step.argv, [&outcome](const std::string& line) { outcome.console.AddLine(line); });
+    if (server != 0) {
+      DT_LOG(INFO) << "launch: stopping the data server";
+      StopProcessGroup(server);
+    }
+    DT_RETURN_IF_ERROR(exit_code.status());
+    outcome.exit_code = *exit_code;
+  }
+  return outcome;
+}
+
+struct RestartPolicy {
+  int max_restarts = 0;  // 0: a failure ends the launch
+  int min_hosts = 1;
+};
+
+StatusOr<RestartPolicy> RestartPolicyFromFlags(const Flags& flags) {
+  RestartPolicy policy;
+  DT_ASSIGN_OR_RETURN(policy.max_restarts, flags.GetInt("max-restarts"));
+  DT_ASSIGN_OR_RETURN(policy.min_hosts, flags.GetInt("min-hosts"));
+  if (policy.max_restarts < 0) return InvalidArgument("--max-restarts must not be negative");
+  if (policy.min_hosts < 1) return InvalidArgument("--min-hosts must be at least 1");
+  return policy;
+}
+
+// The restarts so far, for the summary.
+struct RestartHistory {
+  int restarts = 0;
+  std::vector<std::string> lost;  // "host (why)"
+  long long iterations_redone = 0;
+
+  std::string Summary(const RestartPolicy& policy) const {
+    std::string text = std::to_string(restarts) +
+                       " restart(s) of --max-restarts=" + std::to_string(policy.max_restarts) +
+                       "; hosts lost: ";
+    if (lost.empty()) text += "none";
+    for (size_t i = 0; i < lost.size(); ++i) text += (i ? ", " : "") + lost[i];
+    return text + "; iterations redone: " + std::to_string(iterations_redone);
+  }
+};
+
+// Why the run counts as failed ("" when the job is done): a non-zero exit, or training that
+// stopped before its end because one of its ranks was sent SIGTERM or SIGINT (pre-emption).
+std::string FailureOf(const RunOutcome& outcome) {
+  if (outcome.exit_code != 0) {
+    return "training exited with status " + std::to_string(outcome.exit_code);
+  }
+  if (outcome.console.stopped_early()) {
+    return "training stopped early at a signal to one of its ranks (SIGTERM: pre-emption?)";
+  }
+  return "";
+}
+
+// Hosts of `hosts` that are not in `lost`.
+std::vector<Host> HostsLeft(const std::vector<Host>& hosts,
+                            const std::map<std::string, std::string>& lost) {
+  std::vector<Host> left;
+  for (const Host& host : hosts) {
+    if (!lost.count(host.name)) left.push_back(host);
+  }
+  return left;
+}
+
+// A hostfile of `hosts` for the restarted run's mpirun, in the temporary directory.
+StatusOr<std::string> WriteRestartHostfile(const std::vector<Host>& hosts, int restart) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("dtrain-launch-" + std::to_string(getpid()) + "-hosts-" + std::to_string(restart)))
+          .string();
+  std::ofstream out(path);
+  out << FormatHostfile(hosts);
+  out.close();
+  if (!out) return IoError("cannot write the restart's hostfile " + path);
+  return path;
+}
+
 Status RunLaunch(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(LaunchOptions options, OptionsFromFlags(flags));
-  DT_ASSIGN_OR_RETURN(LaunchPlan plan, PlanLaunch(options));
-  if (flags.GetBool("per-worker-files")) {
-    DT_RETURN_IF_ERROR(UsePerWorkerFiles(flags, plan.ranks, &options));
-    DT_ASSIGN_OR_RETURN(plan, PlanLaunch(options));
-  }
+  DT_ASSIGN_OR_RETURN(const RestartPolicy policy, RestartPolicyFromFlags(flags));
+  const std::vector<std::string> job = options.job;  // as given: each restart starts from it
+  DT_ASSIGN_OR_RETURN(LaunchPlan plan, PlanJob(flags, &options));
   if (flags.GetBool("dry-run")) {
     std::printf(
         "# %d rank(s) on %zu host(s); master %s%s\n%s", plan.ranks, options.hosts.size(),
@@ -246,66 +198,133 @@ Status RunLaunch(const Flags& flags) {
     return Status::Ok();
   }
   DT_ASSIGN_OR_RETURN(int preflight_timeout, flags.GetInt("preflight-timeout"));
-  if (!flags.GetBool("no-preflight")) {
-    DT_RETURN_IF_ERROR(RunPreflightOnHosts(options, plan, options.mpirun, preflight_timeout));
+  const bool preflight = !flags.GetBool("no-preflight");
+  if (preflight) DT_RETURN_IF_ERROR(RunPreflightOnHosts(options, plan, preflight_timeout));
+  JobTarget target;
+  if (policy.max_restarts > 0) {
+    DT_ASSIGN_OR_RETURN(target, ResolveJobTarget(job, plan.ranks));
   }
-  signal(SIGTERM, RecordStopSignal);
-  signal(SIGINT, RecordStopSignal);
-  pid_t server = 0;
-  for (const LaunchStep& step : plan.steps) {
-    DT_LOG(INFO) << "launch: " << step.role << ": " << ShellJoin(step.argv);
-    if (step.role == "data server") {
-      DT_ASSIGN_OR_RETURN(server, Spawn(step.argv, /*own_group=*/true));
-      continue;
+  RecordStopSignals();
+  RestartHistory history;
+  const std::string master = plan.master;
+  while (true) {
+    DT_ASSIGN_OR_RETURN(RunOutcome outcome, RunPlan(plan));
+    const std::string failure = FailureOf(outcome);
+    if (failure.empty()) {
+      if (history.restarts > 0) DT_LOG(INFO) << "launch: done; " << history.Summary(policy);
+      DT_LOG(INFO) << "launch: done";
+      return Status::Ok();
     }
-    auto training = Spawn(step.argv, /*own_group=*/false);
-    int exit_code = 127;
-    if (training.ok()) exit_code = WaitForwardingSignals(*training);
-    if (server != 0) {
-      DT_LOG(INFO) << "launch: stopping the data server";
-      StopDataServer(server);
-    }
-    if (!training.ok()) return training.status();
-    if (exit_code != 0) {
-      return IoError("training exited with status " + std::to_string(exit_code) +
+    if (policy.max_restarts == 0 || StopSignalReceived() != 0) {
+      if (outcome.exit_code == 0) return Status::Ok();  // stopped as asked
+      return IoError("training exited with status " + std::to_string(outcome.exit_code) +
                      " (the launcher's messages above name the failed rank)");
     }
+    auto give_up = [&](const std::string& why) {
+      return IoError("not restarted: " + why + " (" + failure + "); " + history.Summary(policy));
+    };
+    if (history.restarts == policy.max_restarts) {
+      return give_up("--max-restarts=" + std::to_string(policy.max_restarts) + " used up");
+    }
+    // The hosts the console names as lost, then those that fail a new pre-flight.
+    std::map<std::string, std::string> lost;
+    for (const auto& [host, why] : outcome.console.lost()) {
+      if (std::any_of(options.hosts.begin(), options.hosts.end(),
+                      [&](const Host& h) { return h.name == host; }))
+        lost[host] = why;
+    }
+    LaunchOptions next = options;
+    next.hosts = HostsLeft(options.hosts, lost);
+    if (preflight && !next.hosts.empty()) {
+      LaunchOptions check = next;  // every slot of the hosts left, the job as given
+      check.np = 0;
+      check.job = job;
+      StatusOr<LaunchPlan> check_plan = PlanLaunch(check);
+      if (check_plan.ok()) {
+        const auto verdicts = RunPreflight(check, *check_plan, preflight_timeout);
+        for (size_t i = 0; i < verdicts.size(); ++i) {
+          if (!verdicts[i].empty()) lost[check.hosts[i].name] = "pre-flight: " + verdicts[i][0];
+        }
+      }
+      next.hosts = HostsLeft(options.hosts, lost);
+    }
+    for (const auto& [host, why] : lost) {
+      DT_LOG(WARNING) << "launch: dropping host " << host << ": " << why;
+      history.lost.push_back(host + " (" + why + ")");
+    }
+    if (static_cast<int>(next.hosts.size()) < policy.min_hosts) {
+      return give_up(std::to_string(next.hosts.size()) +
+                     " host(s) left, fewer than --min-hosts=" + std::to_string(policy.min_hosts));
+    }
+    if (!options.data_server.empty() && next.hosts.front().name != master) {
+      return give_up("the master " + master +
+                     " was lost, and the job's nets name its data server's address");
+    }
+    if (next.hosts.size() != options.hosts.size()) {
+      DT_ASSIGN_OR_RETURN(next.hostfile, WriteRestartHostfile(next.hosts, history.restarts + 1));
+      next.slurm_nodes.clear();
+      for (const Host& host : next.hosts) next.slurm_nodes.push_back(host.name);
+      if (next.np > TotalSlots(next.hosts)) next.np = TotalSlots(next.hosts);
+    }
+    // Resume from the newest complete snapshot (none yet: from the start).
+    const SnapshotChoice snapshot = FindLatestCompleteSnapshot(target.snapshot_prefix);
+    for (const std::string& skipped : snapshot.passed_over)
+      DT_LOG(WARNING) << "launch: passing over an incomplete snapshot: " << skipped;
+    const long long resumed = std::max(0LL, snapshot.iteration);
+    history.iterations_redone += std::max(0LL, outcome.console.last_iteration() - resumed);
+    ++history.restarts;
+    std::string reason = failure;
+    for (const auto& [host, why] : lost) reason += "; lost " + host + ": " + why;
+    next.job = RestartedJob(job, snapshot.solverstate, history.restarts, reason);
+    options = next;
+    DT_ASSIGN_OR_RETURN(plan, PlanJob(flags, &options));
+    DT_LOG(WARNING) << "launch: restart " << history.restarts << " of at most "
+                    << policy.max_restarts << " (" << reason << "): "
+                    << (snapshot.solverstate.empty()
+                            ? std::string("no complete snapshot yet, from the start")
+                            : "resuming from iteration " + std::to_string(snapshot.iteration) +
+                                  " (" + snapshot.solverstate + ")")
+                    << " on " << options.hosts.size() << " host(s), " << plan.ranks << " rank(s)";
   }
-  DT_LOG(INFO) << "launch: done";
-  return Status::Ok();
 }
 
 }  // namespace
 
 Command LaunchCommand() {
-  return {"launch",
-          "run a job on the hosts of a hostfile: pre-flight, data server, mpirun or srun",
-          "-- train --solver=S [train flags]",
-          {{"hostfile", "Open MPI hostfile (HOST slots=N per line); the first host is the master"},
-           {"np", "ranks; 0: every slot of the hostfile", false, "0"},
-           {"data-server",
-            "start `dtrain data-server ARGS` on the master first (quoted as one "
-            "argument; --listen defaults to tcp://MASTER:--data-server-port)"},
-           {"data-server-port", "the data server's port when ARGS has no --listen", false, "5555"},
-           {"threads-per-rank", "OMP_NUM_THREADS and --threads of every rank; 0: dtrain's default",
-            false, "0"},
-           {"bind", "core: bind each rank to its cores; none", false, "core"},
-           {"interface", "network interface for MPI's traffic (checked to be up on every host)"},
-           {"forward-env", "environment variables passed on to every rank (space-separated)"},
-           {"launcher", "auto (srun inside a Slurm allocation, else mpirun), mpirun or srun", false,
-            "auto"},
-           {"mpirun", "the mpirun to use", false, "mpirun"},
-           {"dtrain", "the dtrain binary on the hosts (default: this one's path)"},
-           {"per-worker-files",
-            "write a solver, net and image list per rank from the job's "
-            "solver (--solver=S) and run with those",
-            true},
-           {"work-dir", "where --per-worker-files writes (default: S's folder/per_worker)"},
-           {"seed", "seed of --per-worker-files' list shuffle", false, "1"},
-           {"dry-run", "print the commands, run nothing", true},
-           {"no-preflight", "skip the pre-flight checks", true},
-           {"preflight-timeout", "seconds each host has to answer the pre-flight", false, "30"}},
-          RunLaunch};
+  return {
+      "launch",
+      "run a job on the hosts of a hostfile: pre-flight, data server, mpirun or srun",
+      "-- train --solver=S [train flags]",
+      {{"hostfile", "Open MPI hostfile (HOST slots=N per line); the first host is the master"},
+       {"np", "ranks; 0: every slot of the hostfile", false, "0"},
+       {"data-server",
+        "start `dtrain data-server ARGS` on the master first (quoted as one "
+        "argument; --listen defaults to tcp://MASTER:--data-server-port)"},
+       {"data-server-port", "the data server's port when ARGS has no --listen", false, "5555"},
+       {"threads-per-rank", "OMP_NUM_THREADS and --threads of every rank; 0: dtrain's default",
+        false, "0"},
+       {"bind", "core: bind each rank to its cores; none", false, "core"},
+       {"interface", "network interface for MPI's traffic (checked to be up on every host)"},
+       {"forward-env", "environment variables passed on to every rank (space-separated)"},
+       {"launcher", "auto (srun inside a Slurm allocation, else mpirun), mpirun or srun", false,
+        "auto"},
+       {"mpirun", "the mpirun to use", false, "mpirun"},
+       {"dtrain", "the dtrain binary on the hosts (default: this one's path)"},
+       {"per-worker-files",
+        "write a solver, net and image list per rank from the job's "
+        "solver (--solver=S) and run with those",
+        true},
+       {"work-dir", "where --per-worker-files writes (default: S's folder/per_worker)"},
+       {"seed", "seed of --per-worker-files' list shuffle", false, "1"},
+       {"dry-run", "print the commands, run nothing", true},
+       {"no-preflight", "skip the pre-flight checks", true},
+       {"preflight-timeout", "seconds each host has to answer the pre-flight", false, "30"},
+       {"max-restarts",
+        "restart a failed or pre-empted training job up to N times, from its latest "
+        "complete snapshot, on the hosts that are still usable",
+        false, "0"},
+       {"min-hosts", "with --max-restarts: stop when fewer hosts than this are left", false, "1"}},
+      RunLaunch};
 }
 
 }  // namespace dtrain

@@ -6,8 +6,8 @@
 
 namespace dtrain {
 
-StatusOr<std::unique_ptr<MetricsFile>> MetricsFile::Open(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "w");
+StatusOr<std::unique_ptr<MetricsFile>> MetricsFile::Open(const std::string& path, bool append) {
+  FILE* f = std::fopen(path.c_str(), append ? "a" : "w");
   if (!f) return IoError("cannot write metrics file " + path + ": " + std::strerror(errno));
   return std::unique_ptr<MetricsFile>(new MetricsFile(f));
 }
@@ -39,6 +39,15 @@ void MetricsFile::WriteTest(const TestReport& r) {
   nlohmann::json j = {{"event", "test"}, {"iter", r.iter}, {"net", r.net_id}};
   for (const NamedValue& v : r.scores) j["scores"][v.name] = v.value;
   WriteLine(j.dump());
+}
+
+void MetricsFile::WriteRestart(int restart, int iter, int ranks, const std::string& reason) {
+  WriteLine(nlohmann::json({{"event", "restart"},
+                            {"restart", restart},
+                            {"iter", iter},
+                            {"ranks", ranks},
+                            {"reason", reason}})
+                .dump());
 }
 
 }  // namespace dtrain

@@ -2,7 +2,10 @@
 //   {"event":"train","iter":100,"loss":0.31,"lr":0.0099,"images_per_s":812.5,"seconds_left":73,
 //    "outputs":{"loss":0.31}}
 //   {"event":"test","iter":500,"net":0,"scores":{"accuracy":0.9,"loss":0.28}}
-// Lines are flushed as written, so a crashed run keeps every event up to the crash.
+//   {"event":"restart","restart":1,"iter":300,"ranks":2,"reason":"rank 2 (host n2) killed ..."}
+// (a restart by `dtrain launch --max-restarts`: the iteration it resumed from; such a run appends
+// to the file the failed run wrote). Lines are flushed as written, so a crashed run keeps every
+// event up to the crash.
 #pragma once
 
 #include <cstdio>
@@ -15,11 +18,13 @@ namespace dtrain {
 
 class MetricsFile {
  public:
-  static StatusOr<std::unique_ptr<MetricsFile>> Open(const std::string& path);
+  // `append`: after what the file holds (a restarted job's), else from empty.
+  static StatusOr<std::unique_ptr<MetricsFile>> Open(const std::string& path, bool append = false);
   ~MetricsFile();
 
   void WriteTrain(const IterationReport& report);
   void WriteTest(const TestReport& report);
+  void WriteRestart(int restart, int iter, int ranks, const std::string& reason);
 
  private:
   explicit MetricsFile(FILE* file) : file_(file) {}

@@ -22,6 +22,7 @@
 #include "net/read_net.h"
 #include "solver/snapshot_output.h"
 #include "solver/solver.h"
+#include "solver/timed_snapshots.h"
 
 namespace dtrain {
 
@@ -90,12 +91,20 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   }
   if (flags.Has("engine")) request.engine = flags.Get("engine");
   request.global_batch = flags.GetBool("global-batch");
+  const std::string uneven = flags.Get("uneven-batch");
+  if (uneven != "keep-batch" && uneven != "scale-lr") {
+    return InvalidArgument("--uneven-batch must be keep-batch or scale-lr, not '" + uneven + "'");
+  }
+  request.uneven_batch = uneven == "scale-lr" ? UnevenBatch::kScaleLr : UnevenBatch::kKeepBatch;
+  DT_ASSIGN_OR_RETURN(const int restart, flags.GetInt("restart-count"));
+  if (restart < 0) return InvalidArgument("--restart-count must not be negative");
   DT_ASSIGN_OR_RETURN(RankJob job, ResolveRankJob(request));
   DT_LOG(INFO) << DescribeRankJob(job, request);
   for (const std::string& change : job.changes) DT_LOG(INFO) << change;
   const SolverParameter& param = job.solver;
   // Only rank 0 writes snapshots; it finds out now if it cannot.
-  if (leader && (param.snapshot() > 0 || param.snapshot_after_train())) {
+  if (leader &&
+      (param.snapshot() > 0 || param.snapshot_interval_s() > 0 || param.snapshot_after_train())) {
     DT_RETURN_IF_ERROR(PrepareSnapshotOutput(param.snapshot_prefix()));
   }
   options.per_rank_sources = job.per_rank_sources;
@@ -124,11 +133,12 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   LogEngineChoices(solver->net(), flags.GetBool("verbose"));
   for (const auto& test_net : solver->test_nets())
     LogEngineChoices(*test_net, flags.GetBool("verbose"));
-  trainer.SetActionSource(InstallSignalActions());
+  trainer.SetActionSource(
+      WithTimedSnapshots(InstallSignalActions(), param.snapshot_interval_s(), leader));
 
   std::unique_ptr<MetricsFile> metrics;
   if (flags.Has("metrics") && leader) {  // one metrics file, from rank 0
-    DT_ASSIGN_OR_RETURN(metrics, MetricsFile::Open(flags.Get("metrics")));
+    DT_ASSIGN_OR_RETURN(metrics, MetricsFile::Open(flags.Get("metrics"), restart > 0));
     MetricsFile* m = metrics.get();
     solver->AddDisplayObserver([m](const IterationReport& r) { m->WriteTrain(r); });
     solver->AddTestObserver([m](const TestReport& r) { m->WriteTest(r); });
@@ -150,6 +160,13 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
     DT_RETURN_IF_ERROR(trainer.Restore(flags.Get("snapshot")));
   } else if (!weights.empty() && leader) {  // the broadcast below gives them to every rank
     DT_RETURN_IF_ERROR(LoadWeights(weights, flags.GetBool("weights-strict"), &solver->net()));
+  }
+  if (restart > 0) {
+    const std::string reason = flags.Get("restart-reason");
+    DT_LOG(INFO) << "Restart " << restart << " of this job, on " << communicator.size()
+                 << " rank(s), resuming from iteration " << solver->iter()
+                 << (reason.empty() ? "" : ": ") << reason;
+    if (metrics) metrics->WriteRestart(restart, solver->iter(), communicator.size(), reason);
   }
   DT_LOG(INFO) << "Starting Optimization";
   DT_RETURN_IF_ERROR(trainer.Solve());
@@ -224,6 +241,16 @@ Command TrainCommand() {
             "data-parallel: the train Data layers' batch_size is the job's "
             "batch, shared evenly by the ranks (default: each rank's own)",
             true},
+           {"uneven-batch",
+            "--global-batch that the ranks cannot share evenly, not even with another "
+            "iter_size: keep-batch refuses, scale-lr rounds each rank's batch down and "
+            "scales base_lr",
+            false, "keep-batch"},
+           {"restart-count",
+            "set by dtrain launch --max-restarts: this run is the job's K-th restart (logged, "
+            "and the --metrics file is appended to)",
+            false, "0"},
+           {"restart-reason", "set by dtrain launch: why the job was restarted (logged)"},
            {"collective-timeout",
             "data-parallel: seconds a collective may make no progress "
             "before the job is ended",

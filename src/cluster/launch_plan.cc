@@ -38,6 +38,11 @@ std::vector<std::string> MpirunPlacement(const LaunchOptions& options, int ranks
 
 std::vector<std::string> SrunPlacement(const LaunchOptions& options, int ranks) {
   std::vector<std::string> argv = {"srun", "--mpi=pmix", "--overlap", "-n", std::to_string(ranks)};
+  if (!options.slurm_nodes.empty()) {
+    std::string nodes;
+    for (const std::string& node : options.slurm_nodes) nodes += (nodes.empty() ? "" : ",") + node;
+    argv.insert(argv.end(), {"-N", std::to_string(options.slurm_nodes.size()), "-w", nodes});
+  }
   if (options.threads_per_rank > 0) {
     argv.push_back("--cpus-per-task=" + std::to_string(options.threads_per_rank));
   }

@@ -32,6 +32,9 @@ struct LaunchOptions {
   std::string interface;                 // network interface for MPI's traffic; empty: any
   std::vector<std::string> forward_env;  // variables passed on to every rank
   bool slurm = false;                    // inside a Slurm allocation: srun instead of mpirun
+  // srun's nodes (-N, -w) when they are not all of the allocation's (a restart on the hosts
+  // left); empty: the allocation's.
+  std::vector<std::string> slurm_nodes;
   std::string mpirun = "mpirun";
 };
 

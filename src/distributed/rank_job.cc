@@ -1,5 +1,7 @@
 #include "distributed/rank_job.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <sstream>
 
@@ -49,32 +51,49 @@ NetState TestState(const SolverParameter& solver) {
   return state;
 }
 
-// `train_only`: the net is a dedicated train net, so every Data or ImageData layer the TRAIN
-// phase keeps counts; in a net shared with the test phase, only those the TEST phase drops.
-Status SplitBatches(const SolverParameter& solver, NetParameter* net, int ranks, bool train_only,
-                    std::vector<std::string>* changed) {
+// The train data layers (Data and ImageData) of `net` whose batch --global-batch shares out.
+// `train_only`: the net is a dedicated train net, so every one the TRAIN phase keeps counts; in a
+// net shared with the test phase, only those the TEST phase drops.
+void AddTrainDataLayers(const SolverParameter& solver, NetParameter* net, bool train_only,
+                        std::vector<LayerParameter*>* layers) {
   const NetState train = TrainState(solver), test = TestState(solver);
   for (LayerParameter& layer : *net->mutable_layer()) {
-    const bool images = layer.has_image_data_param();
-    if (!layer.has_data_param() && !images) continue;
+    if (!layer.has_data_param() && !layer.has_image_data_param()) continue;
     if (!StateKeepsLayer(train, layer)) continue;
     if (!train_only && StateKeepsLayer(test, layer)) continue;
-    const unsigned batch =
-        images ? layer.image_data_param().batch_size() : layer.data_param().batch_size();
-    if (batch % ranks != 0) {
-      return InvalidArgument("--global-batch: layer '" + layer.name() + "' has batch_size " +
-                             std::to_string(batch) + ", which " + std::to_string(ranks) +
-                             " ranks cannot share evenly");
-    }
-    if (images) {
-      layer.mutable_image_data_param()->set_batch_size(batch / ranks);
-    } else {
-      layer.mutable_data_param()->set_batch_size(batch / ranks);
-    }
-    changed->push_back(layer.name() + ": " + std::to_string(batch) + " -> " +
-                       std::to_string(batch / ranks));
+    layers->push_back(&layer);
   }
-  return Status::Ok();
+}
+
+int64_t BatchOf(const LayerParameter& layer) {
+  return layer.has_image_data_param() ? layer.image_data_param().batch_size()
+                                      : layer.data_param().batch_size();
+}
+
+void SetBatch(LayerParameter* layer, int64_t batch) {
+  if (layer->has_image_data_param()) {
+    layer->mutable_image_data_param()->set_batch_size(static_cast<uint32_t>(batch));
+  } else {
+    layer->mutable_data_param()->set_batch_size(static_cast<uint32_t>(batch));
+  }
+}
+
+// The iter_size k' nearest to `iter_size` (larger first) with which `ranks` ranks read every
+// layer's batch * iter_size images per iteration exactly (ranks * b' * k'); 0 if there is none.
+int EvenIterSize(const std::vector<LayerParameter*>& layers, int iter_size, int ranks) {
+  auto even = [&](int64_t k) {
+    for (const LayerParameter* layer : layers) {
+      if (BatchOf(*layer) * iter_size % (ranks * k) != 0) return false;
+    }
+    return true;
+  };
+  const int64_t most = BatchOf(*layers.front()) * iter_size;
+  for (int64_t step = 0; step < most; ++step) {
+    if (iter_size + step <= most && even(iter_size + step))
+      return static_cast<int>(iter_size + step);
+    if (iter_size - step >= 1 && even(iter_size - step)) return static_cast<int>(iter_size - step);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -120,21 +139,67 @@ Status ExpandRankPatterns(SolverParameter* solver, int rank, int size,
   return Status::Ok();
 }
 
-StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int ranks) {
-  std::vector<std::string> changed;
+StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int ranks,
+                                                    UnevenBatch uneven) {
   DT_RETURN_IF_ERROR(InlineNetFiles(solver));  // to edit them
-  if (solver->has_net_param()) {
-    DT_RETURN_IF_ERROR(SplitBatches(*solver, solver->mutable_net_param(), ranks, false, &changed));
-  }
-  if (solver->has_train_net_param()) {
-    DT_RETURN_IF_ERROR(
-        SplitBatches(*solver, solver->mutable_train_net_param(), ranks, true, &changed));
-  }
-  if (changed.empty()) {
+  std::vector<LayerParameter*> layers;
+  if (solver->has_net_param())
+    AddTrainDataLayers(*solver, solver->mutable_net_param(), false, &layers);
+  if (solver->has_train_net_param())
+    AddTrainDataLayers(*solver, solver->mutable_train_net_param(), true, &layers);
+  if (layers.empty()) {
     return InvalidArgument(
         "--global-batch: the train net has no Data layer included only in "
         "the TRAIN phase whose batch could be shared");
   }
+  const int iter_size = solver->iter_size();
+  const int even_iter_size = EvenIterSize(layers, iter_size, ranks);
+  std::vector<std::string> changed;
+  if (even_iter_size > 0) {
+    // Exactly the global batch: per-rank batches, and iter_size if they alone cannot do it.
+    for (LayerParameter* layer : layers) {
+      const int64_t batch = BatchOf(*layer);
+      const int64_t share = batch * iter_size / (int64_t{ranks} * even_iter_size);
+      SetBatch(layer, share);
+      changed.push_back(layer->name() + ": " + std::to_string(batch) + " -> " +
+                        std::to_string(share));
+    }
+    if (even_iter_size != iter_size) {
+      solver->set_iter_size(even_iter_size);
+      changed.push_back("iter_size " + std::to_string(iter_size) + " -> " +
+                        std::to_string(even_iter_size) + ", to keep " +
+                        std::to_string(BatchOf(*layers.front()) * ranks * even_iter_size) +
+                        " images per iteration");
+    }
+    return changed;
+  }
+  const LayerParameter& first = *layers.front();
+  const int64_t total = BatchOf(first) * iter_size;
+  if (uneven == UnevenBatch::kKeepBatch) {
+    return InvalidArgument(
+        "--global-batch: layer '" + first.name() + "' has batch_size " +
+        std::to_string(BatchOf(first)) +
+        (iter_size > 1 ? " with iter_size " + std::to_string(iter_size) : std::string()) + ": " +
+        std::to_string(total) + " images per iteration, which " + std::to_string(ranks) +
+        " ranks cannot share evenly with any batch and iter_size (--uneven-batch=scale-lr "
+        "rounds each rank's batch down and scales base_lr to match)");
+  }
+  // kScaleLr: each rank's batch rounded down, the rate scaled by the share of images left.
+  const int64_t first_batch = BatchOf(first);
+  const int64_t kept = std::max<int64_t>(1, first_batch / ranks) * ranks;
+  for (LayerParameter* layer : layers) {
+    const int64_t batch = BatchOf(*layer);
+    const int64_t share = std::max<int64_t>(1, batch / ranks);
+    SetBatch(layer, share);
+    changed.push_back(layer->name() + ": " + std::to_string(batch) + " -> " +
+                      std::to_string(share));
+  }
+  const float scale = static_cast<float>(kept) / static_cast<float>(first_batch);
+  std::ostringstream rate;
+  rate << "base_lr " << solver->base_lr() << " -> " << solver->base_lr() * scale << " for " << kept
+       << " of " << first_batch << " images per pass (--uneven-batch=scale-lr)";
+  solver->set_base_lr(solver->base_lr() * scale);
+  changed.push_back(rate.str());
   return changed;
 }
 
@@ -173,7 +238,7 @@ StatusOr<RankJob> ResolveRankJob(const JobRequest& request) {
   job.shard_train_net = request.solver_path.find("%#") == std::string::npos;
   if (request.global_batch) {
     DT_ASSIGN_OR_RETURN(const std::vector<std::string> split,
-                        SplitGlobalBatch(&solver, request.world));
+                        SplitGlobalBatch(&solver, request.world, request.uneven_batch));
     for (const std::string& layer : split) {
       job.changes.push_back("--global-batch over " + std::to_string(request.world) +
                             " rank(s): " + layer);

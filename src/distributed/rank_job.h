@@ -10,7 +10,11 @@
 // - --global-batch: the batch_size of the train net's Data and ImageData layers is the whole
 //   job's, and each of N ranks reads batch_size / N of it (Caffe's files give the per-process
 //   batch; Intel Caffe made users edit it per node). Test-phase layers keep their batch: test
-//   passes are split by iterations instead;
+//   passes are split by iterations instead. Where the ranks cannot share a batch evenly, iter_size
+//   changes so that they still read batch_size * iter_size images per iteration (batch_size 60
+//   with iter_size 2 on 8 ranks: 5 images each with iter_size 3), and where no iter_size can (64
+//   images on 3 ranks), the job is refused or, with UnevenBatch::kScaleLr, each rank's batch is
+//   rounded down and base_lr scaled by the share of images kept (`dtrain launch --on-shrink`);
 // - lr_scaling: LINEAR multiplies base_lr by the ranks; --iterations replaces max_iter,
 //   --engine the solver's engine;
 // - Caffe's snapshot_prefix rule: none means the solver file's path without its extension; a
@@ -29,6 +33,12 @@
 
 namespace dtrain {
 
+// What --global-batch does with a batch the ranks cannot share evenly.
+enum class UnevenBatch {
+  kKeepBatch,  // keep the images per iteration exactly (per-rank batch, iter_size) or refuse
+  kScaleLr,    // else round each rank's batch down and scale base_lr by the images kept
+};
+
 struct JobRequest {
   std::string solver_path;  // --solver, possibly with %# and %*
   int rank = 0;
@@ -36,6 +46,7 @@ struct JobRequest {
   int iterations = -1;                // --iterations; -1: the solver's max_iter
   std::optional<std::string> engine;  // --engine; none: the solver's
   bool global_batch = false;
+  UnevenBatch uneven_batch = UnevenBatch::kKeepBatch;
 };
 
 struct RankJob {
@@ -59,11 +70,14 @@ std::string ExpandRankPattern(const std::string& text, int rank, int size);
 // `per_rank_layers`.
 Status ExpandRankPatterns(SolverParameter* solver, int rank, int size,
                           std::set<std::string>* per_rank_layers);
-// Divides by `ranks` the batch_size of the Data layers that feed training: in a net shared by
-// both phases (`net`), those the TRAIN phase keeps and the TEST phase does not; in a dedicated
-// `train_net`, all that the TRAIN phase keeps. A batch that does not divide evenly is an error
-// naming the layer. Returns the changed layers as "name: 64 -> 32".
-StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int ranks);
+// Shares out over `ranks` the batch_size of the Data layers that feed training: in a net shared
+// by both phases (`net`), those the TRAIN phase keeps and the TEST phase does not; in a dedicated
+// `train_net`, all that the TRAIN phase keeps. The images per iteration (batch_size * iter_size)
+// stay exactly the same through the per-rank batch and, where that alone cannot, iter_size (the
+// nearest that can, larger first); where none can, `uneven` decides (see UnevenBatch; the error
+// names the layer). Returns the changes as "name: 64 -> 32", "iter_size 1 -> 2, ...", ...
+StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int ranks,
+                                                    UnevenBatch uneven = UnevenBatch::kKeepBatch);
 // Reads the solver's `net` and `train_net` files into net_param and train_net_param.
 Status InlineNetFiles(SolverParameter* solver);
 

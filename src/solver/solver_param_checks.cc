@@ -1,5 +1,8 @@
 #include "solver/solver_param_checks.h"
 
+#include <cmath>
+#include <sstream>
+
 #include "solver/lr_policy.h"
 
 namespace dtrain {
@@ -28,6 +31,14 @@ Status ValidateSolverParameter(const SolverParameter& param) {
   if (param.snapshot_keep() < 0) {
     return InvalidArgument("snapshot_keep must not be negative (0 keeps every snapshot), got " +
                            std::to_string(param.snapshot_keep()));
+  }
+  if (!(param.snapshot_interval_s() >= 0) || std::isinf(param.snapshot_interval_s())) {
+    std::ostringstream got;
+    got << param.snapshot_interval_s();
+    return InvalidArgument(
+        "snapshot_interval_s must be a finite number of seconds >= 0 (0: no timed snapshots), "
+        "got " +
+        got.str());
   }
   return Status::Ok();
 }

@@ -71,6 +71,20 @@ TEST(LaunchPlanTest, SrunStepsInsideSlurm) {
             "/opt/dtrain/bin/dtrain train --solver=/shared/solver.prototxt --threads=4\n");
 }
 
+// A restart on the hosts left of an allocation names them: srun -N 1 -w node1.
+TEST(LaunchPlanTest, SrunOnTheNodesLeft) {
+  LaunchOptions options = TwoHosts();
+  options.slurm = true;
+  options.hosts = {{"node1", 2}};
+  options.slurm_nodes = {"node1"};
+  auto plan = PlanLaunch(options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(FormatPlan(*plan),
+            "# training\n"
+            "srun --mpi=pmix --overlap -n 2 -N 1 -w node1 --export=ALL "
+            "/opt/dtrain/bin/dtrain train --solver=/shared/solver.prototxt\n");
+}
+
 TEST(LaunchPlanTest, RejectsImpossibleRequests) {
   LaunchOptions options = TwoHosts();
   options.np = 5;

@@ -384,7 +384,53 @@ TEST(GlobalBatch, DividesOnlyTrainPhaseDataLayersAndRejectsUnevenShares) {
   EXPECT_EQ(four.net_param().layer(2).data_param().batch_size(), 10u);
   SolverParameter three = solver;
   EXPECT_EQ(SplitGlobalBatch(&three, 3).status().message(),
-            "--global-batch: layer 'train' has batch_size 64, which 3 ranks cannot share evenly");
+            "--global-batch: layer 'train' has batch_size 64: 64 images per iteration, which 3 "
+            "ranks cannot share evenly with any batch and iter_size (--uneven-batch=scale-lr "
+            "rounds each rank's batch down and scales base_lr to match)");
+}
+
+// Where the per-rank batch alone cannot keep the images per iteration, iter_size does: the job
+// shrunk from 8 ranks (60 x 2 each) to 5... the same 120 images per iteration on any count that
+// divides them.
+TEST(GlobalBatch, ChangesIterSizeWhereTheBatchAloneCannotBeShared) {
+  SolverParameter solver;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    iter_size: 2
+    train_net_param { layer { name: "a" type: "Data" top: "d" data_param { batch_size: 60 } } })",
+                                                            &solver));
+  SolverParameter eight = solver;
+  auto changed = SplitGlobalBatch(&eight, 8);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_EQ(changed.value(),
+            (std::vector<std::string>{"a: 60 -> 5",
+                                      "iter_size 2 -> 3, to keep 120 images per iteration"}));
+  EXPECT_EQ(eight.iter_size(), 3);
+  SolverParameter four = solver;  // 15 each, iter_size unchanged
+  ASSERT_TRUE(SplitGlobalBatch(&four, 4).ok());
+  EXPECT_EQ(four.train_net_param().layer(0).data_param().batch_size(), 15u);
+  EXPECT_EQ(four.iter_size(), 2);
+  SolverParameter seven = solver;
+  EXPECT_FALSE(SplitGlobalBatch(&seven, 7).ok());
+}
+
+// --uneven-batch=scale-lr: what cannot be shared is rounded down, the rate scaled to match.
+TEST(GlobalBatch, ScaleLrRoundsTheBatchDownAndScalesTheRate) {
+  SolverParameter solver;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    base_lr: 0.01
+    train_net_param { layer { name: "a" type: "Data" top: "d" data_param { batch_size: 64 } } })",
+                                                            &solver));
+  SolverParameter exact = solver;  // even shares stay exact under scale-lr too
+  ASSERT_TRUE(SplitGlobalBatch(&exact, 4, UnevenBatch::kScaleLr).ok());
+  EXPECT_FLOAT_EQ(exact.base_lr(), 0.01f);
+  auto changed = SplitGlobalBatch(&solver, 3, UnevenBatch::kScaleLr);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_EQ(changed.value(),
+            (std::vector<std::string>{"a: 64 -> 21",
+                                      "base_lr 0.01 -> 0.00984375 for 63 of 64 "
+                                      "images per pass (--uneven-batch=scale-lr)"}));
+  EXPECT_EQ(solver.train_net_param().layer(0).data_param().batch_size(), 21u);
+  EXPECT_FLOAT_EQ(solver.base_lr(), 0.01f * 63 / 64);
 }
 
 // A dedicated train net (train_net_param) needs no phase rules: all its Data layers feed training.

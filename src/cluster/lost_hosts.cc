@@ -1,0 +1,81 @@
+#include "cluster/lost_hosts.h"
+
+#include <regex>
+
+namespace dtrain {
+namespace {
+
+struct Pattern {
+  std::regex expression;
+  int host_group;
+  // The reason, from the match.
+  std::string (*reason)(const std::smatch& m);
+};
+
+const std::vector<Pattern>& Patterns() {
+  static const std::vector<Pattern> patterns = {
+      {std::regex(
+           R"(process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)( \(([^)]*)\))?)"),
+       2,
+       [](const std::smatch& m) {
+         return "rank " + m[1].str() + " was killed by signal " + m[3].str() +
+                (m[5].matched ? " (" + m[5].str() + ")" : std::string());
+       }},
+      {std::regex(R"(Remote daemon: *\S+ on node (\S+))"), 1,
+       [](const std::smatch&) { return std::string("mpirun lost contact with its daemon"); }},
+      {std::regex(
+           R"(srun: error: (\S+): tasks? ([0-9,-]+): (Killed|Terminated|Aborted|Segmentation fault|Bus error))"),
+       1,
+       [](const std::smatch& m) { return "task " + m[2].str() + ": " + m[3].str() + " (srun)"; }},
+      {std::regex(R"(srun: error: Node failure on (\S+))"), 1,
+       [](const std::smatch&) { return std::string("node failure (srun)"); }},
+  };
+  return patterns;
+}
+
+// The watchdog's report: how long the collective stalled, and each peer silent for how long.
+const std::regex& StallPattern() {
+  static const std::regex pattern(R"(has made no progress for ([0-9.]+) s)");
+  return pattern;
+}
+const std::regex& SilentPeerPattern() {
+  static const std::regex pattern(R"(rank (\d+) \(host ([^)\s]+)\): silent for ([0-9.]+) s)");
+  return pattern;
+}
+
+const std::regex& IterationPattern() {
+  static const std::regex pattern(R"(Iteration (\d+))");
+  return pattern;
+}
+
+}  // namespace
+
+void LostHostScanner::AddLine(const std::string& line) {
+  if (line.find("Optimization stopped early.") != std::string::npos) stopped_early_ = true;
+  std::smatch m;
+  if (line.find("Iteration ") != std::string::npos &&
+      std::regex_search(line, m, IterationPattern()) && m[1].length() < 18) {
+    last_iteration_ = std::max(last_iteration_, std::stoll(m[1].str()));
+  }
+  // A peer silent for much less than the stall did not cause it: it is one that the job's end
+  // (mpirun's, another rank's watchdog) took down first.
+  if (std::regex_search(line, m, StallPattern())) {
+    const double stalled = std::stod(m[1].str());
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), SilentPeerPattern());
+         it != std::sregex_iterator(); ++it) {
+      if (std::stod((*it)[3].str()) < stalled / 2) continue;
+      lost_.emplace((*it)[2].str(), "rank " + (*it)[1].str() + " fell silent (no heartbeat for " +
+                                        (*it)[3].str() + " s)");
+    }
+  }
+  for (const Pattern& pattern : Patterns()) {
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern.expression);
+         it != std::sregex_iterator(); ++it) {
+      std::string host = (*it)[pattern.host_group].str();
+      while (!host.empty() && (host.back() == '.' || host.back() == ',')) host.pop_back();
+      lost_.emplace(host, pattern.reason(*it));
+    }
+  }
+}
+
+}  // namespace dtrain
