@@ -134,7 +134,7 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   for (const auto& test_net : solver->test_nets())
     LogEngineChoices(*test_net, flags.GetBool("verbose"));
   trainer.SetActionSource(
-      WithTimedSnapshots(InstallSignalActions(), param.snapshot_interval_s(), leader));
+      WithTimedSnapshots(InstallSignalActions(who), param.snapshot_interval_s(), leader));
 
   std::unique_ptr<MetricsFile> metrics;
   if (flags.Has("metrics") && leader) {  // one metrics file, from rank 0

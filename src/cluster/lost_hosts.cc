@@ -21,6 +21,10 @@ const std::vector<Pattern>& Patterns() {
          return "rank " + m[1].str() + " was killed by signal " + m[3].str() +
                 (m[5].matched ? " (" + m[5].str() + ")" : std::string());
        }},
+      {std::regex(R"(rank (\d+) of \d+ \(host ([^,)\s]+)[^)]*\) received SIGTERM)"), 2,
+       [](const std::smatch& m) {
+         return "rank " + m[1].str() + " was sent SIGTERM (a pre-emption notice?)";
+       }},
       {std::regex(R"(Remote daemon: *\S+ on node (\S+))"), 1,
        [](const std::smatch&) { return std::string("mpirun lost contact with its daemon"); }},
       {std::regex(

@@ -1,10 +1,12 @@
-// What a failed job's console says about its hosts: which were lost (a rank killed by a signal,
-// silent to the others' heartbeat, its daemon or node gone) and how far training got. `dtrain
+// What a failed job's console says about its hosts: which were lost (a rank killed by a signal or
+// sent SIGTERM, silent to the others' heartbeat, its daemon or node gone) and how far training
+// got. `dtrain
 // launch --max-restarts` feeds it every line the training's launcher prints and drops the hosts
 // it names before restarting. It reads the messages of Open MPI's mpirun ("mpirun noticed that
 // process rank 2 with PID 4711 on node n2 exited on signal 9 (Killed)."; "Remote daemon: [[...],2]
 // on node n2"), of srun ("srun: error: n2: task 2: Killed"; "srun: error: Node failure on n2") and
-// of dtrain's progress watchdog ("... has made no progress for 10 s ...; missing: rank 2 (host n2):
+// of `dtrain train` ("rank 2 of 3 (host n2, pid 7) received SIGTERM", cli/signal_actions.h), of
+// dtrain's progress watchdog ("... has made no progress for 10 s ...; missing: rank 2 (host n2):
 // silent for 10.3 s": a peer silent for less than half the stall is one the job's end took down
 // first, not the cause, and stays). A rank that
 // ended with an error of its own (a bad file: its host is fine) names no host. Pure; not

@@ -29,7 +29,7 @@ using testing::NetnsCluster;
 using testing::TempDir;
 
 // Cluster ids of this file (see launch_multi_host_test.cc for the others).
-enum ClusterId { kKilledRankCluster = 50, kCutLinkCluster, kGiveUpCluster };
+enum ClusterId { kKilledRankCluster = 50, kCutLinkCluster, kGiveUpCluster, kSigtermCluster };
 
 const std::string kFashion = "/usr/share/datasets/fashion-mnist";
 
@@ -235,6 +235,26 @@ TEST_F(MultiHostRestart, ACutLinkRestartsWithoutTheHostCutOff) {
       << run.launch.output;
   ExpectTheModelOfTheUninterruptedJob(cluster, dir, job, run,
                                       "link of " + cluster.Host(2) + " cut");
+}
+
+// Advance notice (Slurm's pre-emption, a spot interruption handler): the job snapshots at the
+// iteration it stops at, so the restart redoes nothing, and the host that was told is dropped.
+TEST_F(MultiHostRestart, ASigtermedRankStopsTheJobWhichRestartsWithoutItsHost) {
+  TempDir dir;
+  NetnsCluster cluster(kSigtermCluster, 3);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  const ModelJob job = FashionJob(dir, 300);
+  const std::string solver = testing::WriteJob(dir, "job", job);
+  const RestartRun run = RunWithFault(cluster, dir, solver, [&] {
+    for (int pid : cluster.Pids(2, "dtrain")) kill(pid, SIGTERM);
+  });
+  EXPECT_TRUE(Contains(run.launch.output, "(host " + cluster.Host(2) + ", pid ") &&
+              Contains(run.launch.output, "received SIGTERM: snapshotting and stopping"))
+      << run.launch.output;
+  EXPECT_TRUE(Contains(run.launch.output, "Optimization stopped early.")) << run.launch.output;
+  EXPECT_TRUE(Contains(run.launch.output, "iterations redone: 0")) << run.launch.output;
+  ExpectTheModelOfTheUninterruptedJob(cluster, dir, job, run,
+                                      "SIGTERM to the rank on " + cluster.Host(2));
 }
 
 // --min-hosts not met, then --max-restarts used up: a summary and a non-zero exit.

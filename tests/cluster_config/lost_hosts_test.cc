@@ -58,6 +58,18 @@ TEST(LostHosts, ADaemonMpirunLostAndSrunsMessages) {
             (Lost{{"n1", "task 1: Killed (srun)"}, {"n3", "node failure (srun)"}}));
 }
 
+// A spot instance's interruption handler or Slurm's pre-emption: the host is going away.
+TEST(LostHosts, ARankSentSigterm) {
+  LostHostScanner scanner;
+  for (const std::string line :
+       {"dtrain train: rank 2 of 3 (host n2, pid 4711) received SIGTERM: snapshotting and "
+        "stopping",
+        "I1203 solver.cc:143] Optimization stopped early."})
+    scanner.AddLine(line);
+  EXPECT_EQ(scanner.lost(), (Lost{{"n2", "rank 2 was sent SIGTERM (a pre-emption notice?)"}}));
+  EXPECT_TRUE(scanner.stopped_early());
+}
+
 TEST(LostHosts, ARanksOwnErrorNamesNoHost) {
   long long last = 0;
   EXPECT_TRUE(
