@@ -41,7 +41,8 @@ StatusOr<JobTarget> ResolveJobTarget(const std::vector<std::string>& job, int ra
 std::vector<std::string> RestartedJob(const std::vector<std::string>& job,
                                       const std::string& solverstate, int restart,
                                       const std::string& reason) {
-  const std::vector<std::string> dropped = {"restart-count", "restart-reason", "snapshot"};
+  const std::vector<std::string> dropped = {"restart-count", "restart-reason", "snapshot",
+                                            "data-server-uri"};
   std::vector<std::string> out;
   for (size_t i = 0; i < job.size(); ++i) {
     const std::string& arg = job[i];

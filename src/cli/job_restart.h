@@ -19,8 +19,8 @@ struct JobTarget {
 // `job` is the dtrain command after `--` ({"train", "--solver=S", ...}); `ranks` the job's.
 StatusOr<JobTarget> ResolveJobTarget(const std::vector<std::string>& job, int ranks);
 
-// `job` without its --snapshot, --weights and --restart-* flags, then resuming from
-// `solverstate` (none: from the start, with the job's own --weights) as restart `restart`.
+// `job` without its --snapshot, --weights, --data-server-uri and --restart-* flags, then resuming
+// from `solverstate` (none: from the start, with the job's own --weights) as restart `restart`.
 std::vector<std::string> RestartedJob(const std::vector<std::string>& job,
                                       const std::string& solverstate, int restart,
                                       const std::string& reason);

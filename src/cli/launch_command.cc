@@ -82,6 +82,14 @@ Status UsePerWorkerFiles(const Flags& flags, int ranks, LaunchOptions* options) 
   return Status::Ok();
 }
 
+// Whether the data server's arguments give its address (--listen).
+bool HasListenFlag(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a == "--listen" || a.rfind("--listen=", 0) == 0 || a == "-listen" ||
+           a.rfind("-listen=", 0) == 0;
+  });
+}
+
 // The plan for `options`, with per-worker files written for its rank count when asked.
 StatusOr<LaunchPlan> PlanJob(const Flags& flags, LaunchOptions* options) {
   DT_ASSIGN_OR_RETURN(LaunchPlan plan, PlanLaunch(*options));
@@ -206,7 +214,8 @@ Status RunLaunch(const Flags& flags) {
   }
   RecordStopSignals();
   RestartHistory history;
-  const std::string master = plan.master;
+  std::string master = plan.master;
+  std::string moved_server_uri;  // once the master is lost, where its data server went
   while (true) {
     DT_ASSIGN_OR_RETURN(RunOutcome outcome, RunPlan(plan));
     const std::string failure = FailureOf(outcome);
@@ -256,9 +265,10 @@ Status RunLaunch(const Flags& flags) {
       return give_up(std::to_string(next.hosts.size()) +
                      " host(s) left, fewer than --min-hosts=" + std::to_string(policy.min_hosts));
     }
-    if (!options.data_server.empty() && next.hosts.front().name != master) {
+    const bool server_moves = !options.data_server.empty() && next.hosts.front().name != master;
+    if (server_moves && HasListenFlag(options.data_server)) {
       return give_up("the master " + master +
-                     " was lost, and the job's nets name its data server's address");
+                     " was lost, and --data-server's --listen names an address on it");
     }
     if (next.hosts.size() != options.hosts.size()) {
       DT_ASSIGN_OR_RETURN(next.hostfile, WriteRestartHostfile(next.hosts, history.restarts + 1));
@@ -276,6 +286,13 @@ Status RunLaunch(const Flags& flags) {
     std::string reason = failure;
     for (const auto& [host, why] : lost) reason += "; lost " + host + ": " + why;
     next.job = RestartedJob(job, snapshot.solverstate, history.restarts, reason);
+    if (server_moves) {
+      // The server starts on the new master; the ranks ask it instead of the one their nets name.
+      master = next.hosts.front().name;
+      moved_server_uri = "tcp://" + master + ":" + std::to_string(next.data_server_port);
+      DT_LOG(WARNING) << "launch: the data server moves to the new master " << master;
+    }
+    if (!moved_server_uri.empty()) next.job.push_back("--data-server-uri=" + moved_server_uri);
     options = next;
     DT_ASSIGN_OR_RETURN(plan, PlanJob(flags, &options));
     DT_LOG(WARNING) << "launch: restart " << history.restarts << " of at most "

@@ -96,6 +96,7 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
     return InvalidArgument("--uneven-batch must be keep-batch or scale-lr, not '" + uneven + "'");
   }
   request.uneven_batch = uneven == "scale-lr" ? UnevenBatch::kScaleLr : UnevenBatch::kKeepBatch;
+  request.data_server_uri = flags.Get("data-server-uri");
   DT_ASSIGN_OR_RETURN(const int restart, flags.GetInt("restart-count"));
   if (restart < 0) return InvalidArgument("--restart-count must not be negative");
   DT_ASSIGN_OR_RETURN(RankJob job, ResolveRankJob(request));
@@ -251,6 +252,9 @@ Command TrainCommand() {
             "and the --metrics file is appended to)",
             false, "0"},
            {"restart-reason", "set by dtrain launch: why the job was restarted (logged)"},
+           {"data-server-uri",
+            "Data layers fed by a data server (source tcp://...) ask this one instead "
+            "(dtrain launch sets it when a restart moves the server to a new master)"},
            {"collective-timeout",
             "data-parallel: seconds a collective may make no progress "
             "before the job is ended",

@@ -96,6 +96,17 @@ int EvenIterSize(const std::vector<LayerParameter*>& layers, int iter_size, int 
   return 0;
 }
 
+// Points the Data layers of `net` that a data server feeds at `uri`; their names go to `changed`.
+void MoveDataServer(NetParameter* net, const std::string& uri, std::vector<std::string>* changed) {
+  for (LayerParameter& layer : *net->mutable_layer()) {
+    if (!layer.has_data_param() || layer.data_param().source().rfind("tcp://", 0) != 0) continue;
+    if (layer.data_param().source() == uri) continue;
+    changed->push_back("--data-server-uri: layer '" + layer.name() +
+                       "': " + layer.data_param().source() + " -> " + uri);
+    layer.mutable_data_param()->set_source(uri);
+  }
+}
+
 }  // namespace
 
 std::string ExpandRankPattern(const std::string& text, int rank, int size) {
@@ -234,6 +245,19 @@ StatusOr<RankJob> ResolveRankJob(const JobRequest& request) {
   }
   DT_RETURN_IF_ERROR(
       ExpandRankPatterns(&solver, request.rank, request.world, &job.per_rank_sources));
+  if (!request.data_server_uri.empty()) {
+    if (request.data_server_uri.rfind("tcp://", 0) != 0) {
+      return InvalidArgument("--data-server-uri must be tcp://HOST:PORT, not '" +
+                             request.data_server_uri + "'");
+    }
+    DT_RETURN_IF_ERROR(InlineNetFiles(&solver));
+    if (solver.has_net_param())
+      MoveDataServer(solver.mutable_net_param(), request.data_server_uri, &job.changes);
+    if (solver.has_train_net_param())
+      MoveDataServer(solver.mutable_train_net_param(), request.data_server_uri, &job.changes);
+    for (NetParameter& net : *solver.mutable_test_net_param())
+      MoveDataServer(&net, request.data_server_uri, &job.changes);
+  }
   // A solver of its own per rank comes with training data of its own.
   job.shard_train_net = request.solver_path.find("%#") == std::string::npos;
   if (request.global_batch) {

@@ -15,6 +15,7 @@
 //   with iter_size 2 on 8 ranks: 5 images each with iter_size 3), and where no iter_size can (64
 //   images on 3 ranks), the job is refused or, with UnevenBatch::kScaleLr, each rank's batch is
 //   rounded down and base_lr scaled by the share of images kept (`dtrain launch --on-shrink`);
+// - --data-server-uri points every Data layer whose source is a data server (tcp://) at another;
 // - lr_scaling: LINEAR multiplies base_lr by the ranks; --iterations replaces max_iter,
 //   --engine the solver's engine;
 // - Caffe's snapshot_prefix rule: none means the solver file's path without its extension; a
@@ -47,6 +48,9 @@ struct JobRequest {
   std::optional<std::string> engine;  // --engine; none: the solver's
   bool global_batch = false;
   UnevenBatch uneven_batch = UnevenBatch::kKeepBatch;
+  // --data-server-uri: every Data layer served by a data server (source "tcp://...") asks this
+  // one instead (`dtrain launch` moving the server with the master); empty: as the nets say.
+  std::string data_server_uri;
 };
 
 struct RankJob {

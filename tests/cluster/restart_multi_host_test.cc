@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -29,7 +30,13 @@ using testing::NetnsCluster;
 using testing::TempDir;
 
 // Cluster ids of this file (see launch_multi_host_test.cc for the others).
-enum ClusterId { kKilledRankCluster = 50, kCutLinkCluster, kGiveUpCluster, kSigtermCluster };
+enum ClusterId {
+  kKilledRankCluster = 50,
+  kCutLinkCluster,
+  kGiveUpCluster,
+  kSigtermCluster,
+  kDataServerCluster,
+};
 
 const std::string kFashion = "/usr/share/datasets/fashion-mnist";
 
@@ -105,9 +112,10 @@ struct RestartRun {
 // Launches `solver` on hosts 0-2 with --max-restarts=2 --min-hosts=2, waits until the first
 // snapshot is written and a random 0-3 s more, applies `fault` and waits for the launcher.
 RestartRun RunWithFault(NetnsCluster& cluster, const TempDir& dir, const std::string& solver,
-                        const std::function<void()>& fault) {
+                        const std::function<void()>& fault, const std::string& launch_flags = "") {
   const std::string command =
-      Launch(cluster, WriteHostfile(cluster, dir, 0, 2), "--max-restarts=2 --min-hosts=2",
+      Launch(cluster, WriteHostfile(cluster, dir, 0, 2),
+             "--max-restarts=2 --min-hosts=2 " + launch_flags,
              "--solver=" + solver +
                  " --global-batch --collective-timeout=10 --metrics=" + dir.Path("metrics.jsonl")) +
       " > " + dir.Path("console.txt") + " 2>&1; echo $? > " + dir.Path("exit_code");
@@ -255,6 +263,69 @@ TEST_F(MultiHostRestart, ASigtermedRankStopsTheJobWhichRestartsWithoutItsHost) {
   EXPECT_TRUE(Contains(run.launch.output, "iterations redone: 0")) << run.launch.output;
   ExpectTheModelOfTheUninterruptedJob(cluster, dir, job, run,
                                       "SIGTERM to the rank on " + cluster.Host(2));
+}
+
+// The CIFAR recipe's shape: a data server on the master feeds every rank. The rank on the master
+// dies: the master is dropped, the server starts on the new master (host 1), the ranks are pointed
+// at it, and the job goes on from the snapshot's data position, as that snapshot resumed on hosts
+// 1-2 with the server on host 1 trains.
+TEST_F(MultiHostRestart, TheDataServerMovesWithTheMaster) {
+  TempDir dir;
+  NetnsCluster cluster(kDataServerCluster, 3);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  const ModelJob job = FashionJob(dir, 300);
+  const std::string port = std::to_string(5600 + kDataServerCluster);
+  const std::string solver = testing::WriteJob(dir, "job", job);
+  std::string net = ReadFile(dir.Path("job_net.prototxt"));
+  const std::string lmdb = "source: \"" + job.train_lmdb + "\"";
+  ASSERT_NE(net.find(lmdb), std::string::npos) << net;
+  net.replace(net.find(lmdb), lmdb.size(),
+              "source: \"tcp://" + cluster.Host(0) + ":" + port + "\"");
+  testing::WriteTextFile(dir.Path("job_net.prototxt"), net);
+  const std::string server = "--data-server='--solver=" + solver + " --source=" + job.train_lmdb +
+                             "' --data-server-port=" + port;
+  // Rank 0, not the data server beside it.
+  auto rank0 = [&] {
+    for (int pid : cluster.Pids(0, "dtrain")) {
+      std::string cmdline = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      if (Contains(cmdline, "dtrain train ")) kill(pid, SIGKILL);
+    }
+  };
+  const RestartRun run = RunWithFault(cluster, dir, solver, rank0, server);
+  ASSERT_EQ(run.launch.exit_code, 0) << run.launch.output;
+  ASSERT_GE(run.resumed_from, 50) << run.launch.output;
+  EXPECT_TRUE(Contains(run.launch.output, "launch: dropping host " + cluster.Host(0) +
+                                              ": rank 0 was killed by signal 9"))
+      << run.launch.output;
+  EXPECT_TRUE(Contains(run.launch.output,
+                       "launch: the data server moves to the new master " + cluster.Host(1)))
+      << run.launch.output;
+  EXPECT_TRUE(Contains(run.launch.output, "--listen=tcp://" + cluster.Host(1) + ":" + port))
+      << run.launch.output;
+  EXPECT_TRUE(Contains(run.launch.output, "--data-server-uri: layer 'fashion': tcp://" +
+                                              cluster.Host(0) + ":" + port + " -> tcp://" +
+                                              cluster.Host(1) + ":" + port))
+      << run.launch.output;
+  const std::string reference = testing::WriteJob(dir, "two", job);
+  testing::WriteTextFile(dir.Path("two_net.prototxt"), net);
+  const CommandResult r = testing::RunShell(
+      Launch(cluster, WriteHostfile(cluster, dir, 1, 2),
+             "--data-server='--solver=" + reference + " --source=" + job.train_lmdb +
+                 "' --data-server-port=" + port,
+             "--solver=" + reference + " --global-batch --snapshot=" + run.snapshot +
+                 " --data-server-uri=tcp://" + cluster.Host(1) + ":" + port) +
+      " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const double difference =
+      testing::RelativeWeightDifference(testing::WeightsPath(dir, "job", job.iterations),
+                                        testing::WeightsPath(dir, "two", job.iterations));
+  EXPECT_LE(difference, 1e-5);
+  std::cout << "kill -9 of rank 0 beside the data server on " << cluster.Host(0)
+            << ": training again " << run.fault_to_training << " s after the fault, server on "
+            << cluster.Host(1) << ", resumed from iteration " << run.resumed_from
+            << "; relative weight difference " << difference
+            << " to the same snapshot resumed on hosts 1-2\n";
 }
 
 // --min-hosts not met, then --max-restarts used up: a summary and a non-zero exit.

@@ -463,6 +463,31 @@ TEST(DataParallel, LinearScalingWithGlobalBatchIsRefused) {
       << r.output;
 }
 
+// `dtrain launch` moving the data server with a lost master: every served Data layer asks the new
+// address; LMDB-backed layers stay as they are.
+TEST(RankJob, DataServerUriPointsServedLayersAtTheMovedServer) {
+  testing::TempDir dir;
+  testing::WriteTextFile(dir.Path("net.prototxt"), R"(
+    layer { name: "served" type: "Data" top: "d" include { phase: TRAIN }
+            data_param { source: "tcp://n0:5555" batch_size: 8 } }
+    layer { name: "local" type: "Data" top: "d" include { phase: TEST }
+            data_param { source: "test_lmdb" batch_size: 8 } })");
+  testing::WriteTextFile(dir.Path("solver.prototxt"),
+                         "net: '" + dir.Path("net.prototxt") + "' base_lr: 0.1");
+  JobRequest request;
+  request.solver_path = dir.Path("solver.prototxt");
+  request.data_server_uri = "tcp://n1:5555";
+  auto job = ResolveRankJob(request);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->solver.net_param().layer(0).data_param().source(), "tcp://n1:5555");
+  EXPECT_EQ(job->solver.net_param().layer(1).data_param().source(), "test_lmdb");
+  EXPECT_EQ(job->changes, std::vector<std::string>{
+                              "--data-server-uri: layer 'served': tcp://n0:5555 -> tcp://n1:5555"});
+  request.data_server_uri = "n1:5555";
+  EXPECT_EQ(ResolveRankJob(request).status().message(),
+            "--data-server-uri must be tcp://HOST:PORT, not 'n1:5555'");
+}
+
 TEST(RankPaths, ExpandsRankAndWorldSize) {
   EXPECT_EQ(ExpandRankPattern("data/shard_%#_of_%*/lmdb", 3, 8), "data/shard_3_of_8/lmdb");
   EXPECT_EQ(ExpandRankPattern("%#%#", 1, 2), "11");
