@@ -27,10 +27,6 @@ const std::vector<Pattern>& Patterns() {
        }},
       {std::regex(R"(Remote daemon: *\S+ on node (\S+))"), 1,
        [](const std::smatch&) { return std::string("mpirun lost contact with its daemon"); }},
-      {std::regex(
-           R"(srun: error: (\S+): tasks? ([0-9,-]+): (Killed|Terminated|Aborted|Segmentation fault|Bus error))"),
-       1,
-       [](const std::smatch& m) { return "task " + m[2].str() + ": " + m[3].str() + " (srun)"; }},
       {std::regex(R"(srun: error: Node failure on (\S+))"), 1,
        [](const std::smatch&) { return std::string("node failure (srun)"); }},
   };
@@ -44,6 +40,18 @@ const std::regex& StallPattern() {
 }
 const std::regex& SilentPeerPattern() {
   static const std::regex pattern(R"(rank (\d+) \(host ([^)\s]+)\): silent for ([0-9.]+) s)");
+  return pattern;
+}
+
+// srun's word on a task that died, and on the step's end that takes the other tasks with it.
+const std::regex& SrunTaskPattern() {
+  static const std::regex pattern(
+      R"(srun: error: (\S+): tasks? ([0-9,-]+): (Killed|Terminated|Aborted|Segmentation fault|Bus error))");
+  return pattern;
+}
+const std::regex& SrunStepEndPattern() {
+  static const std::regex pattern(
+      R"(Terminating StepId=|\*\*\* STEP \S+ ON \S+ CANCELLED|Job step aborted)");
   return pattern;
 }
 
@@ -71,6 +79,11 @@ void LostHostScanner::AddLine(const std::string& line) {
       lost_.emplace((*it)[2].str(), "rank " + (*it)[1].str() + " fell silent (no heartbeat for " +
                                         (*it)[3].str() + " s)");
     }
+  }
+  // The tasks srun reports killed once it ends the step are the step's end, not its cause.
+  if (std::regex_search(line, SrunStepEndPattern())) srun_step_ended_ = true;
+  if (!srun_step_ended_ && std::regex_search(line, m, SrunTaskPattern())) {
+    lost_.emplace(m[1].str(), "task " + m[2].str() + ": " + m[3].str() + " (srun)");
   }
   for (const Pattern& pattern : Patterns()) {
     for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern.expression);

@@ -16,8 +16,10 @@
 
 #include "cluster/model_job.h"
 #include "cluster/netns_cluster.h"
+#include "cluster/slurm_cluster.h"
 #include "data/data_test_util.h"
 #include "testing/run_command.h"
+#include "testing/trainable_data.h"
 #include "testing/weights_difference.h"
 
 namespace dtrain {
@@ -36,6 +38,7 @@ enum ClusterId {
   kGiveUpCluster,
   kSigtermCluster,
   kDataServerCluster,
+  kSlurmCluster,
 };
 
 const std::string kFashion = "/usr/share/datasets/fashion-mnist";
@@ -326,6 +329,47 @@ TEST_F(MultiHostRestart, TheDataServerMovesWithTheMaster) {
             << cluster.Host(1) << ", resumed from iteration " << run.resumed_from
             << "; relative weight difference " << difference
             << " to the same snapshot resumed on hosts 1-2\n";
+}
+
+// Inside a Slurm allocation the restart is an srun step on the nodes left (-N 2 -w ...): the
+// allocation outlives the step that lost a task.
+TEST_F(MultiHostRestart, InsideASlurmAllocationTheRestartIsAStepOnTheNodesLeft) {
+  const std::string why = testing::SlurmCluster::Unavailable();
+  if (!why.empty()) GTEST_SKIP() << "no Slurm here: " << why;
+  TempDir dir;
+  NetnsCluster cluster(kSlurmCluster, 3);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  testing::SlurmCluster slurm(cluster);
+  ASSERT_TRUE(slurm.ok()) << slurm.up_output();
+  testing::WriteTrainableLmdb(dir.Path("lmdb"), 480, 1, 28, 10);
+  ModelJob job = testing::LenetJob(dir.Path("lmdb"));
+  job.batch = 48;
+  job.iterations = 400;
+  job.snapshot = 50;
+  const std::string solver = testing::WriteJob(dir, "job", job);
+  const std::string command =
+      "timeout -s KILL 600 env " + cluster.Environment() + cluster.Script("on_slurm_host.sh") +
+      " salloc -N3 -n3 " + DTRAIN_BINARY +
+      " launch --hostfile=" + WriteHostfile(cluster, dir, 0, 2) +
+      " --bind=none --threads-per-rank=1 --max-restarts=1 -- train --solver=" + solver +
+      " --global-batch --collective-timeout=10 > " + dir.Path("console.txt") + " 2>&1";
+  auto done = std::async(std::launch::async, [command] { return testing::RunShell(command); });
+  const auto start = Clock::now();
+  while (!std::filesystem::exists(dir.Path("job_iter_50.solverstate")) &&
+         SecondsSince(start) < 300 &&
+         done.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout) {
+  }
+  for (int pid : cluster.Pids(2, "dtrain")) kill(pid, SIGKILL);
+  const CommandResult r = done.get();
+  const std::string console = ReadFile(dir.Path("console.txt"));
+  EXPECT_EQ(r.exit_code, 0) << console;
+  EXPECT_TRUE(Contains(console, "srun: error: " + cluster.Host(2) + ": task 2: Killed")) << console;
+  EXPECT_TRUE(Contains(console, "launch: dropping host " + cluster.Host(2))) << console;
+  EXPECT_TRUE(Contains(console, "launch: training: srun --mpi=pmix --overlap -n 2 -N 2 -w " +
+                                    cluster.Host(0) + "," + cluster.Host(1)))
+      << console;
+  EXPECT_TRUE(std::filesystem::exists(testing::WeightsPath(dir, "job", job.iterations))) << console;
+  slurm.Down();
 }
 
 // --min-hosts not met, then --max-restarts used up: a summary and a non-zero exit.

@@ -56,6 +56,12 @@ TEST(LostHosts, ADaemonMpirunLostAndSrunsMessages) {
   EXPECT_EQ(Scan({"srun: error: n1: task 1: Killed", "srun: error: Node failure on n3",
                   "srun: error: n0: task 0: Exited with exit code 3"}),
             (Lost{{"n1", "task 1: Killed (srun)"}, {"n3", "node failure (srun)"}}));
+  // With KillOnBadExit srun ends the step and kills the other tasks: they are no loss.
+  EXPECT_EQ(Scan({"srun: error: n2: task 2: Killed",
+                  "srun: launch/slurm: _step_signal: Terminating StepId=1.3",
+                  "slurmstepd-n0: error: *** STEP 1.3 ON n0 CANCELLED AT 2026-12-03T06:09:16 ***",
+                  "srun: error: n0: task 0: Killed", "srun: error: n1: task 1: Killed"}),
+            (Lost{{"n2", "task 2: Killed (srun)"}}));
 }
 
 // A spot instance's interruption handler or Slurm's pre-emption: the host is going away.
