@@ -29,6 +29,7 @@ packages=(
   python3 python3-numpy
   python3-yaml python3-jsonschema  # tests: generated ParallelCluster configs against deploy/aws/ schema
   python3-h5py                     # tests: HDF5 files written and read by h5py, as Caffe users do
+  curl procps  # deploy/aws/spot-interruption-watch.sh (and its test): IMDS requests, pgrep
   "$@"
 )
 

@@ -63,6 +63,9 @@ case "$ROLE" in
     [ -f "$DTRAIN/build/.bootstrap-done" ] || { echo "dtrain bootstrap: no build in $DTRAIN/build"; exit 1; }
     bash "$DTRAIN/scripts/install-deps.sh"
     ln -sf "$DTRAIN/build/dtrain" /usr/local/bin/dtrain
+    # A spot interruption notice becomes a snapshot and a restart without this node (docs/aws.md);
+    # an on-demand node never gets one.
+    nohup bash "$DTRAIN/deploy/aws/spot-interruption-watch.sh" > /var/log/dtrain-spot-watch.log 2>&1 &
     echo "dtrain bootstrap: using $DTRAIN/build/dtrain" ;;
 esac
 )SH";

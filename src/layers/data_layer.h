@@ -64,8 +64,10 @@ class DataLayer : public Layer, public ShardedSource {
 
   // The read position and transform random stream as of the last batch Forward returned (not
   // the batches read ahead), so that a run resumed from a snapshot reads and crops exactly what
-  // the uninterrupted run would have. RestoreState requires Setup and the same shard count;
-  // every shard saves the same position, so one shard's state resumes them all.
+  // the uninterrupted run would have. RestoreState requires Setup. Every shard saves the same
+  // position (the start of a round of shard_count records), so one shard's state resumes them
+  // all, also on another shard count (a job restarted on fewer ranks): they read on from that
+  // record position, each its own share.
   std::string SaveState() const override;
   Status RestoreState(const std::string& state) override;
 
