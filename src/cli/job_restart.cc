@@ -6,9 +6,7 @@
 #include "distributed/rank_job.h"
 
 namespace dtrain {
-namespace {
 
-// Whether argument `arg` sets flag `name` ("--name=v", "-name=v", "--name", "-name").
 bool SetsFlag(const std::string& arg, const std::string& name) {
   for (const std::string& dashes : {"--", "-"}) {
     const std::string lead = dashes + name;
@@ -16,8 +14,6 @@ bool SetsFlag(const std::string& arg, const std::string& name) {
   }
   return false;
 }
-
-}  // namespace
 
 StatusOr<JobTarget> ResolveJobTarget(const std::vector<std::string>& job, int ranks) {
   if (job.empty() || job[0] != "train") {

@@ -25,4 +25,7 @@ std::vector<std::string> RestartedJob(const std::vector<std::string>& job,
                                       const std::string& solverstate, int restart,
                                       const std::string& reason);
 
+// Whether command-line argument `arg` sets flag `name` ("--name=v", "-name=v", "--name", "-name").
+bool SetsFlag(const std::string& arg, const std::string& name);
+
 }  // namespace dtrain

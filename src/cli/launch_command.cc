@@ -84,10 +84,8 @@ Status UsePerWorkerFiles(const Flags& flags, int ranks, LaunchOptions* options) 
 
 // Whether the data server's arguments give its address (--listen).
 bool HasListenFlag(const std::vector<std::string>& args) {
-  return std::any_of(args.begin(), args.end(), [](const std::string& a) {
-    return a == "--listen" || a.rfind("--listen=", 0) == 0 || a == "-listen" ||
-           a.rfind("-listen=", 0) == 0;
-  });
+  return std::any_of(args.begin(), args.end(),
+                     [](const std::string& a) { return SetsFlag(a, "listen"); });
 }
 
 // The plan for `options`, with per-worker files written for its rank count when asked.
@@ -130,6 +128,7 @@ StatusOr<RunOutcome> RunPlan(const LaunchPlan& plan) {
 struct RestartPolicy {
   int max_restarts = 0;  // 0: a failure ends the launch
   int min_hosts = 1;
+  std::string on_shrink = "keep-batch";  // train's --uneven-batch on the restarted runs
 };
 
 StatusOr<RestartPolicy> RestartPolicyFromFlags(const Flags& flags) {
@@ -138,6 +137,11 @@ StatusOr<RestartPolicy> RestartPolicyFromFlags(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(policy.min_hosts, flags.GetInt("min-hosts"));
   if (policy.max_restarts < 0) return InvalidArgument("--max-restarts must not be negative");
   if (policy.min_hosts < 1) return InvalidArgument("--min-hosts must be at least 1");
+  policy.on_shrink = flags.Get("on-shrink");
+  if (policy.on_shrink != "keep-batch" && policy.on_shrink != "scale-lr") {
+    return InvalidArgument("--on-shrink must be keep-batch or scale-lr, not '" + policy.on_shrink +
+                           "'");
+  }
   return policy;
 }
 
@@ -179,6 +183,41 @@ std::vector<Host> HostsLeft(const std::vector<Host>& hosts,
   return left;
 }
 
+// The hosts of `options` lost in the run that ended with `outcome`: those its console names, then
+// (with `preflight`) those of the rest that fail a new pre-flight. Host -> why.
+std::map<std::string, std::string> LostHosts(const LaunchOptions& options,
+                                             const std::vector<std::string>& job,
+                                             const RunOutcome& outcome, bool preflight,
+                                             int preflight_timeout) {
+  std::map<std::string, std::string> lost;
+  for (const auto& [host, why] : outcome.console.lost()) {
+    if (std::any_of(options.hosts.begin(), options.hosts.end(),
+                    [&](const Host& h) { return h.name == host; }))
+      lost[host] = why;
+  }
+  LaunchOptions check = options;  // every slot of the hosts left, the job as given
+  check.hosts = HostsLeft(options.hosts, lost);
+  check.np = 0;
+  check.job = job;
+  if (!preflight || check.hosts.empty()) return lost;
+  StatusOr<LaunchPlan> check_plan = PlanLaunch(check);
+  if (!check_plan.ok()) return lost;
+  const auto verdicts = RunPreflight(check, *check_plan, preflight_timeout);
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (!verdicts[i].empty()) lost[check.hosts[i].name] = "pre-flight: " + verdicts[i][0];
+  }
+  return lost;
+}
+
+// Files removed when the launch ends: the restarts' hostfiles.
+struct TemporaryFiles {
+  std::vector<std::string> paths;
+  ~TemporaryFiles() {
+    std::error_code ignored;
+    for (const std::string& path : paths) std::filesystem::remove(path, ignored);
+  }
+};
+
 // A hostfile of `hosts` for the restarted run's mpirun, in the temporary directory.
 StatusOr<std::string> WriteRestartHostfile(const std::vector<Host>& hosts, int restart) {
   const std::string path =
@@ -214,6 +253,7 @@ Status RunLaunch(const Flags& flags) {
   }
   RecordStopSignals();
   RestartHistory history;
+  TemporaryFiles temporaries;
   std::string master = plan.master;
   std::string moved_server_uri;  // once the master is lost, where its data server went
   while (true) {
@@ -235,28 +275,10 @@ Status RunLaunch(const Flags& flags) {
     if (history.restarts == policy.max_restarts) {
       return give_up("--max-restarts=" + std::to_string(policy.max_restarts) + " used up");
     }
-    // The hosts the console names as lost, then those that fail a new pre-flight.
-    std::map<std::string, std::string> lost;
-    for (const auto& [host, why] : outcome.console.lost()) {
-      if (std::any_of(options.hosts.begin(), options.hosts.end(),
-                      [&](const Host& h) { return h.name == host; }))
-        lost[host] = why;
-    }
+    const std::map<std::string, std::string> lost =
+        LostHosts(options, job, outcome, preflight, preflight_timeout);
     LaunchOptions next = options;
     next.hosts = HostsLeft(options.hosts, lost);
-    if (preflight && !next.hosts.empty()) {
-      LaunchOptions check = next;  // every slot of the hosts left, the job as given
-      check.np = 0;
-      check.job = job;
-      StatusOr<LaunchPlan> check_plan = PlanLaunch(check);
-      if (check_plan.ok()) {
-        const auto verdicts = RunPreflight(check, *check_plan, preflight_timeout);
-        for (size_t i = 0; i < verdicts.size(); ++i) {
-          if (!verdicts[i].empty()) lost[check.hosts[i].name] = "pre-flight: " + verdicts[i][0];
-        }
-      }
-      next.hosts = HostsLeft(options.hosts, lost);
-    }
     for (const auto& [host, why] : lost) {
       DT_LOG(WARNING) << "launch: dropping host " << host << ": " << why;
       history.lost.push_back(host + " (" + why + ")");
@@ -272,6 +294,7 @@ Status RunLaunch(const Flags& flags) {
     }
     if (next.hosts.size() != options.hosts.size()) {
       DT_ASSIGN_OR_RETURN(next.hostfile, WriteRestartHostfile(next.hosts, history.restarts + 1));
+      temporaries.paths.push_back(next.hostfile);
       next.slurm_nodes.clear();
       for (const Host& host : next.hosts) next.slurm_nodes.push_back(host.name);
       if (next.np > TotalSlots(next.hosts)) next.np = TotalSlots(next.hosts);
@@ -293,6 +316,10 @@ Status RunLaunch(const Flags& flags) {
       DT_LOG(WARNING) << "launch: the data server moves to the new master " << master;
     }
     if (!moved_server_uri.empty()) next.job.push_back("--data-server-uri=" + moved_server_uri);
+    const bool job_sets_uneven = std::any_of(
+        job.begin(), job.end(), [](const std::string& a) { return SetsFlag(a, "uneven-batch"); });
+    if (policy.on_shrink != "keep-batch" && !job_sets_uneven)
+      next.job.push_back("--uneven-batch=" + policy.on_shrink);
     options = next;
     DT_ASSIGN_OR_RETURN(plan, PlanJob(flags, &options));
     DT_LOG(WARNING) << "launch: restart " << history.restarts << " of at most "
@@ -340,7 +367,12 @@ Command LaunchCommand() {
         "restart a failed or pre-empted training job up to N times, from its latest "
         "complete snapshot, on the hosts that are still usable",
         false, "0"},
-       {"min-hosts", "with --max-restarts: stop when fewer hosts than this are left", false, "1"}},
+       {"min-hosts", "with --max-restarts: stop when fewer hosts than this are left", false, "1"},
+       {"on-shrink",
+        "with --max-restarts and the job's --global-batch, a restart on ranks that cannot share "
+        "the batch exactly: keep-batch refuses, scale-lr rounds each rank's batch down and "
+        "scales base_lr",
+        false, "keep-batch"}},
       RunLaunch};
 }
 

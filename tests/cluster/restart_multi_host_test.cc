@@ -377,29 +377,34 @@ TEST_F(MultiHostRestart, TheLauncherGivesUpWithASummary) {
   TempDir dir;
   NetnsCluster cluster(kGiveUpCluster, 2);
   ASSERT_TRUE(cluster.ok()) << cluster.up_output();
-  ModelJob job = FashionJob(dir, 100000);
+  // Long enough to be killed twice; short enough that a kill that missed fails, not hangs.
+  ModelJob job = FashionJob(dir, 3000);
   job.test_lmdb.clear();
   job.test_iter = 0;
   const std::string solver = testing::WriteJob(dir, "job", job);
+  // Kills the rank on victims[k] once run k (0: the first, k: restart k) trains.
   auto run_until_killed = [&](const std::string& flags, const std::vector<int>& victims) {
+    const std::string console = dir.Path("console_" + std::to_string(victims.size()) + ".txt");
     const std::string command =
         Launch(cluster, WriteHostfile(cluster, dir, 0, 1), flags,
                "--solver=" + solver + " --global-batch --collective-timeout=10") +
-        " 2>&1";
+        " > " + console + " 2>&1; echo $? > " + console + ".exit";
     auto done = std::async(std::launch::async, [command] { return testing::RunShell(command); });
-    for (int victim : victims) {
-      // Kill the rank on `victim` once it trains (again).
+    for (size_t k = 0; k < victims.size(); ++k) {
+      const std::string trains = k == 0 ? std::string("Starting Optimization")
+                                        : "Restart " + std::to_string(k) + " of this job";
       const auto start = Clock::now();
-      std::vector<int> pids;
-      while (SecondsSince(start) < 120 &&
+      while (SecondsSince(start) < 120 && !Contains(ReadFile(console), trains) &&
              done.wait_for(std::chrono::milliseconds(200)) == std::future_status::timeout) {
-        pids = cluster.Pids(victim, "dtrain");
-        if (!pids.empty()) break;
       }
       std::this_thread::sleep_for(std::chrono::seconds(3));
-      for (int pid : pids) kill(pid, SIGKILL);
+      for (int pid : cluster.Pids(victims[k], "dtrain")) kill(pid, SIGKILL);
     }
-    return done.get();
+    done.get();
+    CommandResult result;
+    result.output = ReadFile(console);
+    result.exit_code = std::stoi("0" + ReadFile(console + ".exit"));
+    return result;
   };
   const CommandResult too_few = run_until_killed("--max-restarts=3 --min-hosts=2", {1});
   EXPECT_NE(too_few.exit_code, 0) << too_few.output;
