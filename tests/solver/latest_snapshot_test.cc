@@ -10,6 +10,7 @@
 #include "core/proto_io.h"
 #include "data/data_test_util.h"
 #include "solver/solver.h"
+#include "testing/tiny_solver.h"
 
 namespace dtrain {
 namespace {
@@ -18,22 +19,8 @@ using testing::TempDir;
 
 // Trains a small net for 12 iterations with snapshots at 4, 8 and 12 under dir/run.
 void WriteThreeSnapshots(const TempDir& dir) {
-  SolverParameter param;
-  ASSERT_TRUE(
-      ParseTextProto(
-          "base_lr: 0.1 lr_policy: 'fixed' max_iter: 12 display: 0 random_seed: 3 "
-          "snapshot: 4 snapshot_prefix: '" +
-              dir.Path("run") +
-              "' net_param { "
-              "layer { name: 'data' type: 'DummyData' top: 'data' top: 'label' "
-              "  dummy_data_param { shape { dim: 4 dim: 3 } shape { dim: 4 } "
-              "    data_filler { type: 'gaussian' } data_filler { type: 'constant' value: 1 } } } "
-              "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip' "
-              "  inner_product_param { num_output: 2 weight_filler { type: 'xavier' } } } "
-              "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip' bottom: 'label' "
-              "  top: 'loss' } }",
-          "solver", &param)
-          .ok());
+  const SolverParameter param =
+      testing::TinySolver("max_iter: 12 snapshot: 4 snapshot_prefix: '" + dir.Path("run") + "'");
   auto solver = CreateSolver(param);
   ASSERT_TRUE(solver.ok()) << solver.status().message();
   const Status trained = (*solver)->Step(12);

@@ -11,6 +11,7 @@
 #include "data/data_test_util.h"
 #include "solver/solver.h"
 #include "solver/solver_param_checks.h"
+#include "testing/tiny_solver.h"
 
 namespace dtrain {
 namespace {
@@ -52,22 +53,8 @@ TEST(SnapshotRetention, RemovesAllButTheNewestIterationsOfThePrefix) {
 
 TEST(SnapshotRetention, TrainingKeepsTheNewestSnapshotsAndResumesFromThem) {
   TempDir dir;
-  SolverParameter param;
-  ASSERT_TRUE(
-      ParseTextProto(
-          "base_lr: 0.1 lr_policy: 'fixed' max_iter: 20 display: 0 random_seed: 3 "
-          "snapshot: 4 snapshot_keep: 2 snapshot_prefix: '" +
-              dir.Path("keep") +
-              "' net_param { "
-              "layer { name: 'data' type: 'DummyData' top: 'data' top: 'label' "
-              "  dummy_data_param { shape { dim: 4 dim: 3 } shape { dim: 4 } "
-              "    data_filler { type: 'gaussian' } data_filler { type: 'constant' value: 1 } } } "
-              "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip' "
-              "  inner_product_param { num_output: 2 weight_filler { type: 'xavier' } } } "
-              "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip' bottom: 'label' "
-              "  top: 'loss' } }",
-          "solver", &param)
-          .ok());
+  const SolverParameter param = testing::TinySolver(
+      "max_iter: 20 snapshot: 4 snapshot_keep: 2 snapshot_prefix: '" + dir.Path("keep") + "'");
   auto solver = CreateSolver(param);
   ASSERT_TRUE(solver.ok()) << solver.status().message();
   const Status trained = (*solver)->Step(18);
