@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds dtrain and its tests, runs every test with ctest; then builds
-# again without MPI (build-nompi/, -DDTRAIN_WITH_MPI=OFF) and runs the tests that need no cluster
-# there (those that start MPI ranks skip themselves; the in-process data-parallel tests and
-# LeNet's training run); then the fuzz targets for FUZZ_SECONDS (default 30) each.
+# Installs dependencies and the test oracles (scripts/install-test-oracles.sh), builds dtrain and
+# its tests, runs every test with ctest; then builds again without MPI (build-nompi/,
+# -DDTRAIN_WITH_MPI=OFF) and runs the tests that need no cluster there (those that start MPI ranks
+# skip themselves; the in-process data-parallel tests and LeNet's training run); then the fuzz
+# targets for FUZZ_SECONDS (default 30) each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
+bash scripts/install-test-oracles.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)" "$@"
 # The build without MPI: one process only, as a machine without Open MPI gets it.

@@ -189,8 +189,12 @@ std::map<std::string, std::string> LostHosts(const LaunchOptions& options,
                                              const std::vector<std::string>& job,
                                              const RunOutcome& outcome, bool preflight,
                                              int preflight_timeout) {
+  std::map<std::string, std::string> named = outcome.console.lost();
+  if (outcome.exit_code == 0 && outcome.console.stopped_early()) {
+    named.insert(outcome.console.sent_sigterm().begin(), outcome.console.sent_sigterm().end());
+  }
   std::map<std::string, std::string> lost;
-  for (const auto& [host, why] : outcome.console.lost()) {
+  for (const auto& [host, why] : named) {
     if (std::any_of(options.hosts.begin(), options.hosts.end(),
                     [&](const Host& h) { return h.name == host; }))
       lost[host] = why;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "cli/metrics_file.h"
 #include "cli/net_loading.h"
 #include "cli/signal_actions.h"
+#include "cli/tensorboard_events.h"
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "distributed/communicator.h"
@@ -144,6 +146,14 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
     solver->AddDisplayObserver([m](const IterationReport& r) { m->WriteTrain(r); });
     solver->AddTestObserver([m](const TestReport& r) { m->WriteTest(r); });
   }
+  std::unique_ptr<TensorBoardEvents> tensorboard;
+  if (flags.Has("tensorboard") && leader) {  // one run directory, from rank 0
+    DT_ASSIGN_OR_RETURN(tensorboard, TensorBoardEvents::Open(flags.Get("tensorboard")));
+    DT_LOG(INFO) << "TensorBoard events: " << tensorboard->path();
+    TensorBoardEvents* t = tensorboard.get();
+    solver->AddDisplayObserver([t](const IterationReport& r) { t->WriteTrain(r); });
+    solver->AddTestObserver([t](const TestReport& r) { t->WriteTest(r); });
+  }
   TestReport last_test;
   bool tested = false;
   solver->AddTestObserver([&](const TestReport& r) {
@@ -168,6 +178,7 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
                  << " rank(s), resuming from iteration " << solver->iter()
                  << (reason.empty() ? "" : ": ") << reason;
     if (metrics) metrics->WriteRestart(restart, solver->iter(), communicator.size(), reason);
+    if (tensorboard) tensorboard->WriteRestart(restart, solver->iter());
   }
   DT_LOG(INFO) << "Starting Optimization";
   DT_RETURN_IF_ERROR(trainer.Solve());
@@ -190,6 +201,9 @@ Status RunTrain(const Flags& flags) {
     return InvalidArgument("give --snapshot (resume) or --weights (fine-tune), not both");
   }
   DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
+  // A write to a peer that is gone (a dead rank's socket, under srun) is an error to report, not a
+  // signal that kills this rank too and hides which rank failed first.
+  std::signal(SIGPIPE, SIG_IGN);
   // Started by mpirun or srun: one rank of a data-parallel job (src/distributed/); rank 0 leads.
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> communicator, CreateCommunicator());
   if (communicator->rank() != 0) SetLogToStderr(false);
@@ -260,6 +274,9 @@ Command TrainCommand() {
             "before the job is ended",
             false, "60"},
            {"metrics", "write one JSON line per display/test event to this file"},
+           {"tensorboard",
+            "write TensorBoard event files of the run into this directory (train loss, "
+            "learning rate, images/s, test scores, restarts)"},
            {"timeline",
             "write a Chrome trace (chrome://tracing) of forward, backward, update, "
             "test, each gradient bucket's allreduce and the wait for it to this file "

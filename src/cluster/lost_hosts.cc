@@ -21,10 +21,6 @@ const std::vector<Pattern>& Patterns() {
          return "rank " + m[1].str() + " was killed by signal " + m[3].str() +
                 (m[5].matched ? " (" + m[5].str() + ")" : std::string());
        }},
-      {std::regex(R"(rank (\d+) of \d+ \(host ([^,)\s]+)[^)]*\) received SIGTERM)"), 2,
-       [](const std::smatch& m) {
-         return "rank " + m[1].str() + " was sent SIGTERM (a pre-emption notice?)";
-       }},
       {std::regex(R"(Remote daemon: *\S+ on node (\S+))"), 1,
        [](const std::smatch&) { return std::string("mpirun lost contact with its daemon"); }},
       {std::regex(R"(srun: error: Node failure on (\S+))"), 1,
@@ -55,6 +51,11 @@ const std::regex& SrunStepEndPattern() {
   return pattern;
 }
 
+const std::regex& SigtermPattern() {
+  static const std::regex pattern(R"(rank (\d+) of \d+ \(host ([^,)\s]+)[^)]*\) received SIGTERM)");
+  return pattern;
+}
+
 const std::regex& IterationPattern() {
   static const std::regex pattern(R"(Iteration (\d+))");
   return pattern;
@@ -79,6 +80,9 @@ void LostHostScanner::AddLine(const std::string& line) {
       lost_.emplace((*it)[2].str(), "rank " + (*it)[1].str() + " fell silent (no heartbeat for " +
                                         (*it)[3].str() + " s)");
     }
+  }
+  if (std::regex_search(line, m, SigtermPattern())) {
+    sent_sigterm_.emplace(m[2].str(), "rank " + m[1].str() + " was sent SIGTERM (pre-emption?)");
   }
   // The tasks srun reports killed once it ends the step are the step's end, not its cause.
   if (std::regex_search(line, SrunStepEndPattern())) srun_step_ended_ = true;

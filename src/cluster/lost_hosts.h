@@ -1,6 +1,6 @@
-// What a failed job's console says about its hosts: which were lost (a rank killed by a signal or
-// sent SIGTERM, silent to the others' heartbeat, its daemon or node gone) and how far training
-// got. `dtrain
+// What a failed job's console says about its hosts: which were lost (a rank killed by a signal,
+// silent to the others' heartbeat, its daemon or node gone), which ranks were sent SIGTERM, and how
+// far training got. `dtrain
 // launch --max-restarts` feeds it every line the training's launcher prints and drops the hosts
 // it names before restarting. It reads the messages of Open MPI's mpirun ("mpirun noticed that
 // process rank 2 with PID 4711 on node n2 exited on signal 9 (Killed)."; "Remote daemon: [[...],2]
@@ -30,9 +30,14 @@ class LostHostScanner {
   long long last_iteration() const { return last_iteration_; }
   // Whether the training said it stopped early ("Optimization stopped early.": a signal).
   bool stopped_early() const { return stopped_early_; }
+  // Host -> why, for the ranks that said they received SIGTERM. Lost only when the job then
+  // stopped early and cleanly (a pre-emption notice): mpirun and srun send SIGTERM to the ranks
+  // left when they end a failed job, too.
+  const std::map<std::string, std::string>& sent_sigterm() const { return sent_sigterm_; }
 
  private:
   std::map<std::string, std::string> lost_;
+  std::map<std::string, std::string> sent_sigterm_;
   long long last_iteration_ = -1;
   bool stopped_early_ = false;
   bool srun_step_ended_ = false;

@@ -416,6 +416,11 @@ TEST_F(MultiHostRestart, TheLauncherGivesUpWithASummary) {
                                            cluster.Host(1) + " (rank 1 was killed by signal 9"))
       << too_few.output;
 
+  // The first job's processes (mpirun's daemons among them) gone before the second starts.
+  for (const auto start = Clock::now(); SecondsSince(start) < 20;) {
+    if (cluster.Pids(0).size() + cluster.Pids(1).size() == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   const CommandResult used_up = run_until_killed("--max-restarts=1", {1, 0});
   EXPECT_NE(used_up.exit_code, 0) << used_up.output;
   EXPECT_TRUE(Contains(used_up.output, "launch: restart 1 of at most 1")) << used_up.output;
