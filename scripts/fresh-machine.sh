@@ -108,10 +108,21 @@ mount_in_root -t tmpfs tmpfs "$root/run"
 mount_in_root -t tmpfs -o size=50% tmpfs "$root/tmp"
 mount_in_root --bind "$debs" "$root/var/cache/apt/archives"
 
+# This machine's own certificate authorities (a TLS-inspecting egress proxy's): like resolv.conf,
+# the network's, which a user's machine on this network has too. pip, which otherwise trusts only
+# the bundle it carries, is pointed at the system's.
+network_env=()
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >/dev/null 2>&1 || true
+  network_env+=(PIP_CERT=/etc/ssl/certs/ca-certificates.crt)
+fi
+
 echo "fresh-machine: $(git -C "$checkout" rev-parse --short HEAD) on a new $suite root: $*"
 start=$SECONDS
 set +e
-chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI=true \
+chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI=true "${network_env[@]}" \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   /bin/bash -c 'cd /root/dtrain && "$@"' fresh-machine "$@"
 status=$?

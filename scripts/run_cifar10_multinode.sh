@@ -18,9 +18,10 @@ BATCH_PER_NODE=${BATCH_PER_NODE:-100}              # images per rank per iterati
 ITERATIONS=${ITERATIONS:-60000}
 TEST_ITER=${TEST_ITER:-100}                        # test batches (of 100), split among the ranks
 TEST_INTERVAL=${TEST_INTERVAL:-1000}
+SNAPSHOT=${SNAPSHOT:-10000}                        # iterations between snapshots (restarts resume there)
 PORT=${PORT:-5555}                                 # the data server's port on the master
 DTRAIN=${DTRAIN:-build/dtrain}
-LAUNCH_FLAGS=${LAUNCH_FLAGS:-}                     # e.g. "--threads-per-rank=16 --interface=eth0"
+LAUNCH_FLAGS=${LAUNCH_FLAGS:-}                     # e.g. "--threads-per-rank=16 --max-restarts=3"
 # -------------------------------------------------------------------------------------------------
 
 WORK=$(realpath -m "$WORK")
@@ -44,6 +45,7 @@ sed -e "s|^net: .*|net: \"$WORK/cifar10_full_train_test.prototxt\"|" \
     -e "s|^max_iter: .*|max_iter: $ITERATIONS|" \
     -e "s|^test_iter: .*|test_iter: $TEST_ITER|" \
     -e "s|^test_interval: .*|test_interval: $TEST_INTERVAL|" \
+    -e "s|^snapshot: .*|snapshot: $SNAPSHOT|" \
     -e "s|^snapshot_prefix: .*|snapshot_prefix: \"$WORK/cifar10_full\"|" \
     models/cifar10_full/cifar10_full_solver.prototxt > "$WORK/cifar10_full_solver.prototxt"
 

@@ -3,10 +3,12 @@
 // mpirun.sh), as it would through ssh on a real cluster. Suite MultiHostLaunch runs alone, like
 // MultiHost (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <random>
 
@@ -31,6 +33,7 @@ enum ClusterId {
   kPreflightCluster,
   kGooglenetRecipeCluster,
   kSlurmLaunchCluster,
+  kCifarRestartCluster,
 };
 
 bool Contains(const std::string& text, const std::string& part) {
@@ -100,6 +103,54 @@ TEST_F(MultiHostLaunch, Cifar10RecipeTrainsOnThreeHostsFedByTheDataServer) {
   EXPECT_TRUE(Contains(r.output, "launch: stopping the data server")) << r.output;
   EXPECT_TRUE(Contains(r.output, "data server: served ")) << r.output;
   EXPECT_TRUE(std::filesystem::exists(dir.Path("work/cifar10_full_iter_6.caffemodel")));
+}
+
+// The recipe with --max-restarts: the rank on the master, beside the data server, is killed; the
+// master is dropped, the server starts on host 1 and the job resumes there from its snapshot's
+// data position (the records at the same global positions: 3 ranks x 10 per iteration before,
+// 2 x 10 after, from record 30 x the snapshot's iteration).
+TEST_F(MultiHostLaunch, Cifar10RecipeRestartsWithTheDataServerOnTheNewMaster) {
+  TempDir dir;
+  NetnsCluster cluster(kCifarRestartCluster, 3);
+  ASSERT_TRUE(cluster.ok()) << cluster.up_output();
+  WriteCifarBatches(dir.Path("cifar"), 60);
+  const std::string command =
+      "timeout -s KILL 500 env " + cluster.Environment() +
+      " HOSTFILE=" + WriteHostfile(cluster, dir) + " CIFAR_DIR=" + dir.Path("cifar") +
+      " WORK=" + dir.Path("work") +
+      " BATCH_PER_NODE=10 ITERATIONS=300 SNAPSHOT=10 TEST_ITER=3 TEST_INTERVAL=300 DTRAIN=" +
+      DTRAIN_BINARY + " LAUNCH_FLAGS='" + HarnessLaunchFlags(cluster) + " --max-restarts=1' bash " +
+      DTRAIN_SOURCE_DIR + "/scripts/run_cifar10_multinode.sh > " + dir.Path("console.txt") +
+      " 2>&1; echo $? > " + dir.Path("exit_code");
+  auto done = std::async(std::launch::async, [command] { return testing::RunShell(command); });
+  const auto start = std::chrono::steady_clock::now();
+  while (!std::filesystem::exists(dir.Path("work/cifar10_full_iter_20.solverstate")) &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(300) &&
+         done.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout) {
+  }
+  for (int pid : cluster.Pids(0, "dtrain")) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(std::string("train") + '\0') != std::string::npos) kill(pid, SIGKILL);
+  }
+  done.get();
+  std::ifstream console_file(dir.Path("console.txt"));
+  const std::string console((std::istreambuf_iterator<char>(console_file)),
+                            std::istreambuf_iterator<char>());
+  std::ifstream exit_file(dir.Path("exit_code"));
+  int exit_code = -1;
+  exit_file >> exit_code;
+  std::cout << console.substr(console.size() > 3000 ? console.size() - 3000 : 0) << "\n";
+  ASSERT_EQ(exit_code, 0) << console;
+  EXPECT_TRUE(Contains(console, "launch: dropping host " + cluster.Host(0) + ": rank 0 was killed"))
+      << console;
+  EXPECT_TRUE(
+      Contains(console, "launch: the data server moves to the new master " + cluster.Host(1)))
+      << console;
+  EXPECT_TRUE(Contains(console, "rank 0 of 2, batches of 10")) << console;
+  EXPECT_TRUE(Contains(console, "Restart 1 of this job, on 2 rank(s), resuming from iteration "))
+      << console;
+  EXPECT_TRUE(std::filesystem::exists(dir.Path("work/cifar10_full_iter_300.caffemodel")));
 }
 
 TEST_F(MultiHostLaunch, PreflightNamesADownHostAndAMissingDataPath) {
