@@ -22,6 +22,7 @@ packages=(
   libturbojpeg0-dev libpng-dev   # ImageData layer, convert imageset, encoded Datums
   libhdf5-dev                    # HDF5Data and HDF5Output layers
   libasio-dev libssl-dev         # data server: TCP transport (standalone Asio), HMAC (OpenSSL)
+  libcairo2-dev                  # dtrain plot: training curves as PNG or SVG
   libgtest-dev
   clang libclang-rt-14-dev libomp-14-dev  # scripts/fuzz.sh: libFuzzer, ASan, UBSan, clang's OpenMP
   clang-format  # scripts/check-format.sh: the code follows .clang-format

@@ -4,7 +4,8 @@
 # models/lenet_fashion/lenet_solver.prototxt, data-parallel over RANKS local processes under
 # mpirun (default 2, one compute thread each; RANKS=1 trains in one process). --global-batch
 # shares the solver's batch of 64 among the ranks, so every rank count trains the same model.
-# Prints progress and the final test accuracy.
+# Prints progress and the final test accuracy, and draws the run's curves into
+# data/lenet_fashion/curve.png (dtrain plot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RANKS=${RANKS:-2}
@@ -32,3 +33,6 @@ else
     --mca mpi_yield_when_idle 1 -x OMP_NUM_THREADS=1 \
     "${train[@]}" --global-batch --threads=1
 fi
+# The curves of this run: training loss and test accuracy and loss against the iteration.
+./build/dtrain plot data/lenet_fashion/metrics.jsonl --output=data/lenet_fashion/curve.png
+echo "training curves: data/lenet_fashion/curve.png (from data/lenet_fashion/metrics.jsonl)"

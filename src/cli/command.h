@@ -43,6 +43,7 @@ Command VersionCommand();
 // This binary's version: the project version and the commit it was configured at.
 std::string DtrainVersion();
 Command SplitListCommand();
+Command PlotCommand();  // plot_command.cc
 
 // Applies --threads (0 or absent: all cores) to the BLAS and any kernel thread pools.
 Status ApplyThreadsFlag(const Flags& flags);

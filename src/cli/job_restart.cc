@@ -8,7 +8,7 @@
 namespace dtrain {
 
 bool SetsFlag(const std::string& arg, const std::string& name) {
-  for (const std::string& dashes : {"--", "-"}) {
+  for (const char* dashes : {"--", "-"}) {
     const std::string lead = dashes + name;
     if (arg == lead || arg.rfind(lead + "=", 0) == 0) return true;
   }

@@ -11,7 +11,8 @@ std::vector<dtrain::Command> AllCommands() {
   return {dtrain::TrainCommand(),      dtrain::TestCommand(),    dtrain::TimeCommand(),
           dtrain::CheckCommand(),      dtrain::ConvertCommand(), dtrain::ComputeMeanCommand(),
           dtrain::DataServerCommand(), dtrain::HostsCommand(),   dtrain::LaunchCommand(),
-          dtrain::PreflightCommand(),  dtrain::VersionCommand(), dtrain::SplitListCommand()};
+          dtrain::PreflightCommand(),  dtrain::VersionCommand(), dtrain::SplitListCommand(),
+          dtrain::PlotCommand()};
 }
 
 // Commands with subcommands: `dtrain cluster slurm-script ...`.

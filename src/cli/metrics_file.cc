@@ -1,6 +1,7 @@
 #include "cli/metrics_file.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -20,8 +21,18 @@ void MetricsFile::WriteLine(const std::string& line) {
   std::fflush(file_);
 }
 
+namespace {
+
+// Seconds since the Unix epoch, for `dtrain plot --x=seconds`.
+double WallTime() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
 void MetricsFile::WriteTrain(const IterationReport& r) {
   nlohmann::json j = {{"event", "train"},
+                      {"wall_time", WallTime()},
                       {"iter", r.iter},
                       {"loss", r.loss},
                       {"lr", r.learning_rate},
@@ -36,13 +47,15 @@ void MetricsFile::WriteTrain(const IterationReport& r) {
 }
 
 void MetricsFile::WriteTest(const TestReport& r) {
-  nlohmann::json j = {{"event", "test"}, {"iter", r.iter}, {"net", r.net_id}};
+  nlohmann::json j = {
+      {"event", "test"}, {"wall_time", WallTime()}, {"iter", r.iter}, {"net", r.net_id}};
   for (const NamedValue& v : r.scores) j["scores"][v.name] = v.value;
   WriteLine(j.dump());
 }
 
 void MetricsFile::WriteRestart(int restart, int iter, int ranks, const std::string& reason) {
   WriteLine(nlohmann::json({{"event", "restart"},
+                            {"wall_time", WallTime()},
                             {"restart", restart},
                             {"iter", iter},
                             {"ranks", ranks},

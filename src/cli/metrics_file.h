@@ -4,8 +4,8 @@
 //   {"event":"test","iter":500,"net":0,"scores":{"accuracy":0.9,"loss":0.28}}
 //   {"event":"restart","restart":1,"iter":300,"ranks":2,"reason":"rank 2 (host n2) killed ..."}
 // (a restart by `dtrain launch --max-restarts`: the iteration it resumed from; such a run appends
-// to the file the failed run wrote). Lines are flushed as written, so a crashed run keeps every
-// event up to the crash.
+// to the file the failed run wrote). Every line also has "wall_time" (seconds since the Unix
+// epoch). Lines are flushed as written, so a crashed run keeps every event up to the crash.
 #pragma once
 
 #include <cstdio>
