@@ -12,7 +12,8 @@ bash scripts/install-test-oracles.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)" "$@"
 # The build without MPI: one process only, as a machine without Open MPI gets it.
-cmake -S . -B build-nompi -G Ninja -DCMAKE_BUILD_TYPE=Release -DDTRAIN_WITH_MPI=OFF >/dev/null
+cmake -S . -B build-nompi -G Ninja -DCMAKE_BUILD_TYPE=Release -DDTRAIN_WITH_MPI=OFF \
+  -DDTRAIN_PYTHON=OFF >/dev/null
 cmake --build build-nompi -j "$(nproc)" --target dtrain dtrain_tests
 ctest --test-dir build-nompi --output-on-failure -j "$(nproc)" -E '^MultiHost' "$@"
 # The parsers of what network peers and the environment send, under libFuzzer with ASan/UBSan

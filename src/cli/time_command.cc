@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "cli/net_loading.h"
 #include "core/logging.h"
+#include "solver/net_loading.h"
 
 namespace dtrain {
 namespace {

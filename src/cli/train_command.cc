@@ -12,7 +12,6 @@
 
 #include "cli/command.h"
 #include "cli/metrics_file.h"
-#include "cli/net_loading.h"
 #include "cli/signal_actions.h"
 #include "cli/tensorboard_events.h"
 #include "core/logging.h"
@@ -22,6 +21,7 @@
 #include "distributed/trainer.h"
 #include "kernels/compute_threads.h"
 #include "net/read_net.h"
+#include "solver/net_loading.h"
 #include "solver/snapshot_output.h"
 #include "solver/solver.h"
 #include "solver/timed_snapshots.h"
@@ -34,12 +34,8 @@ Status ApplyThreadsFlag(const Flags& flags) {
     DT_ASSIGN_OR_RETURN(threads, flags.GetInt("threads"));
     if (threads < 0) return InvalidArgument("--threads must be 0 (all cores) or positive");
   }
-  // Default: OMP_NUM_THREADS when the environment pins it (as batch schedulers do), else all
-  // cores. The thread count changes speed, never results.
-  const char* env = std::getenv("OMP_NUM_THREADS");
-  if (threads == 0 && env && std::atoi(env) > 0) threads = std::atoi(env);
-  if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  kernels::SetComputeThreads(threads);
+  // The thread count changes speed, never results.
+  kernels::SetComputeThreads(threads == 0 ? kernels::DefaultComputeThreads() : threads);
   return Status::Ok();
 }
 

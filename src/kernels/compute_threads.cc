@@ -8,6 +8,10 @@
 #include <xmmintrin.h>
 #endif
 
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
 namespace dtrain::kernels {
 namespace {
 
@@ -27,6 +31,12 @@ void SetComputeThreads(int threads) {
   FlushDenormalsOnThisThread();
 #pragma omp parallel num_threads(threads)
   FlushDenormalsOnThisThread();
+}
+
+int DefaultComputeThreads() {
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (env != nullptr && std::atoi(env) > 0) return std::atoi(env);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace dtrain::kernels

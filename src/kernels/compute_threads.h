@@ -14,4 +14,8 @@ namespace dtrain::kernels {
 
 void SetComputeThreads(int threads);
 
+// What `dtrain train` computes on unless told: OMP_NUM_THREADS when the environment pins it (as
+// batch schedulers do), else every core.
+int DefaultComputeThreads();
+
 }  // namespace dtrain::kernels

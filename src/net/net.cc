@@ -78,7 +78,11 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
     }
   }
   if (param.fuse_layers()) DT_RETURN_IF_ERROR(FuseLayers());
-  ShareDiffBuffers();
+  if (param.keep_blob_diffs()) {
+    diffs_first_written_by_.assign(layers_.size(), {});
+  } else {
+    ShareDiffBuffers();
+  }
   const NetMemory memory = Memory();
   if (memory.total() > MachineMemoryBytes()) {
     return InvalidArgument(
@@ -387,9 +391,11 @@ void Net::DecideBackward(bool force_backward) {
   }
 }
 
-StatusOr<float> Net::Forward() {
+StatusOr<float> Net::Forward() { return ForwardFromTo(0, static_cast<int>(layers_.size()) - 1); }
+
+StatusOr<float> Net::ForwardFromTo(int start, int end) {
   float total = 0.f;
-  for (size_t i = 0; i < layers_.size(); ++i) {
+  for (int i = std::max(start, 0); i <= end && i < static_cast<int>(layers_.size()); ++i) {
     float loss = 0.f;
     Status s = layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i], &loss);
     if (!s.ok()) {
@@ -411,7 +417,11 @@ void Net::Backward() {
       if (w != 0.f) top_vecs_[i][j]->SetDiff(w);
     }
   }
-  for (int i = static_cast<int>(layers_.size()) - 1; i >= 0; --i) {
+  BackwardFromTo(static_cast<int>(layers_.size()) - 1, 0);
+}
+
+void Net::BackwardFromTo(int start, int end) {
+  for (int i = std::min(start, static_cast<int>(layers_.size()) - 1); i >= std::max(end, 0); --i) {
     if (layer_need_backward_[i]) BackwardLayer(i);
     for (const BackwardHook& hook : backward_hooks_) hook(i);
   }

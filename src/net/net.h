@@ -57,8 +57,15 @@ class Net {
 
   // Runs every layer's forward; returns the total weighted loss.
   StatusOr<float> Forward();
-  // Runs backward from the last layer to the first, calling the hooks after each layer.
+  // Layers start..end (indices, both included) alone, as Forward runs them (pycaffe's
+  // forward(start=, end=)); returns their weighted loss.
+  StatusOr<float> ForwardFromTo(int start, int end);
+  // Primes every loss top's diff with its loss weight, then runs backward from the last layer to
+  // the first, calling the hooks after each layer.
   void Backward();
+  // Layers start down to end (indices, both included), with hooks, priming nothing: the caller
+  // has set the diffs of layer start's tops.
+  void BackwardFromTo(int start, int end);
   // Layer i's backward alone, as Backward runs it (no hooks): for `dtrain time`.
   void BackwardLayer(int i);
   // Zeroes the diff of every learnable parameter (before each iteration's backward).

@@ -1,4 +1,4 @@
-#include "cli/net_loading.h"
+#include "solver/net_loading.h"
 
 #include <algorithm>
 #include <map>

@@ -1,0 +1,190 @@
+"""dtrain.Net: pycaffe's Net surface over the C++ net (_dtrain._Net).
+
+The dictionaries (blobs, params, layer_dict, ...) are built on each access from the net's
+current tensors, so they are never stale; arrays view the tensors (see Blob).
+"""
+
+from collections import OrderedDict
+
+import numpy as np
+
+from . import _dtrain
+
+TRAIN = 0  # Caffe's Phase values
+TEST = 1
+
+
+def _phase(value):
+    if isinstance(value, str):
+        names = {"TRAIN": TRAIN, "TEST": TEST}
+        if value.upper() not in names:
+            raise ValueError("phase must be TRAIN or TEST, not %r" % value)
+        return names[value.upper()]
+    if value in (TRAIN, TEST) and not isinstance(value, bool):
+        return int(value)
+    raise ValueError("phase must be dtrain.TRAIN, dtrain.TEST or their names, not %r" % (value,))
+
+
+def _is_phase(value):
+    return isinstance(value, str) and value.upper() in ("TRAIN", "TEST") or (
+        isinstance(value, int) and not isinstance(value, bool) and value in (TRAIN, TEST))
+
+
+class Layer:
+    """One layer of a net: its name, type and parameter blobs."""
+
+    def __init__(self, net, index):
+        self.name = net._layer_names[index]
+        self.type = net._layer_types[index]
+        self.blobs = net._layer_blobs(index)
+
+    def __repr__(self):
+        return "<dtrain layer %s (%s)>" % (self.name, self.type)
+
+
+class _NetSurface:
+    """pycaffe's Net methods, mixed into _dtrain._Net (so solvers' nets have them too)."""
+
+    @property
+    def blobs(self):
+        """OrderedDict: blob name -> Blob, in the order layers create them."""
+        return OrderedDict((name, self._blob(name)) for name in self._blob_names)
+
+    @property
+    def params(self):
+        """OrderedDict: layer name -> list of its parameter Blobs (layers with parameters)."""
+        out = OrderedDict()
+        for i, name in enumerate(self._layer_names):
+            blobs = self._layer_blobs(i)
+            if blobs:
+                out[name] = blobs
+        return out
+
+    @property
+    def layers(self):
+        return [Layer(self, i) for i in range(len(self._layer_names))]
+
+    @property
+    def layer_dict(self):
+        return OrderedDict((layer.name, layer) for layer in self.layers)
+
+    @property
+    def top_names(self):
+        return OrderedDict((n, self._top_names(i)) for i, n in enumerate(self._layer_names))
+
+    @property
+    def bottom_names(self):
+        return OrderedDict((n, self._bottom_names(i)) for i, n in enumerate(self._layer_names))
+
+    @property
+    def inputs(self):
+        """The tops of the net's Input layers (deploy nets' `input:` fields become those)."""
+        names = []
+        for i, kind in enumerate(self._layer_types):
+            if kind == "Input":
+                names.extend(self._top_names(i))
+        return names
+
+    def _layer_index(self, name, default):
+        if name is None:
+            return default
+        try:
+            return self._layer_names.index(name)
+        except ValueError:
+            raise KeyError("the net has no layer '%s'" % name) from None
+
+    def _set(self, values, field):
+        blobs = self.blobs
+        for name, value in values.items():
+            if name not in blobs:
+                raise KeyError("the net has no blob '%s'" % name)
+            target = getattr(blobs[name], field)
+            value = np.asarray(value, dtype=np.float32)
+            if value.shape != target.shape:
+                raise ValueError("blob '%s' is %s, the array given for it %s (reshape the blob, "
+                                 "then net.reshape(), to change it)"
+                                 % (name, target.shape, value.shape))
+            target[...] = value
+
+    def forward(self, blobs=None, start=None, end=None, **inputs):
+        """Sets the given input blobs, runs layers start..end (names; default all) and returns
+        {name: array} of the net's outputs (or of the blobs named in `blobs` too)."""
+        self._set(inputs, "data")
+        first = self._layer_index(start, 0)
+        last = self._layer_index(end, len(self._layer_names) - 1)
+        self._forward(first, last)
+        names = list(self.outputs) if end is None else self._top_names(last)
+        names += [b for b in (blobs or []) if b not in names]
+        current = self.blobs
+        return {name: current[name].data for name in names}
+
+    def backward(self, diffs=None, start=None, end=None, **top_diffs):
+        """Sets the given top diffs, runs backward from layer start down to end (names; default
+        all, loss weights primed) and returns {name: diff array} of the net's inputs (or of the
+        blobs named in `diffs` too)."""
+        self._set(top_diffs, "diff")
+        first = self._layer_index(start, len(self._layer_names) - 1)
+        last = self._layer_index(end, 0)
+        self._backward(first, last, not top_diffs and start is None)
+        names = list(self.inputs) if end is None else self._bottom_names(last)
+        names += [d for d in (diffs or []) if d not in names]
+        current = self.blobs
+        return {name: current[name].diff for name in names}
+
+    def forward_all(self, blobs=None, **inputs):
+        """Runs the net over inputs of any length, a batch at a time (the last one padded), and
+        returns {name: array of all results} for the outputs and `blobs`."""
+        if not inputs:
+            raise ValueError("forward_all needs the input arrays, as name=array")
+        lengths = {len(v) for v in inputs.values()}
+        if len(lengths) != 1:
+            raise ValueError("forward_all: the inputs have different lengths %s" % sorted(lengths))
+        total = lengths.pop()
+        batch = self.blobs[next(iter(inputs))].shape[0]
+        results = {}
+        for begin in range(0, total, batch):
+            chunk = {}
+            for name, value in inputs.items():
+                part = np.asarray(value[begin:begin + batch], dtype=np.float32)
+                if len(part) < batch:
+                    pad = np.zeros((batch - len(part),) + part.shape[1:], dtype=np.float32)
+                    part = np.concatenate([part, pad])
+                chunk[name] = part
+            out = self.forward(blobs=blobs, **chunk)
+            for name, value in out.items():
+                results.setdefault(name, []).append(value.copy())
+        return {name: np.concatenate(parts)[:total] for name, parts in results.items()}
+
+    def __repr__(self):
+        return "<dtrain net '%s' (%s), %d layers>" % (
+            self.name, "TRAIN" if self.phase == TRAIN else "TEST", len(self._layer_names))
+
+
+for _name, _member in vars(_NetSurface).items():
+    if not _name.startswith("__") or _name == "__repr__":
+        setattr(_dtrain._Net, _name, _member)
+
+
+def Net(model, *args, weights=None, phase=None, level=0, stages=()):
+    """A net from a prototxt for one phase (default TEST), with weights from .caffemodel files
+    (a path, or a list of them applied in order).
+
+    pycaffe's forms all work: Net(model, phase), Net(model, weights, phase),
+    Net(model, phase, weights=w) and Net(model, weights=w, phase=p).
+    """
+    if len(args) > 2:
+        raise TypeError("Net(model, [weights], [phase]): %d positional arguments after the "
+                        "model" % len(args))
+    for value in args:
+        if _is_phase(value) and phase is None:
+            phase = value
+        elif weights is None:
+            weights = value
+        else:
+            raise TypeError("Net: weights given twice, or a phase that is not TRAIN or TEST: %r"
+                            % (value,))
+    if phase is None:
+        phase = TEST
+    if weights is not None and not isinstance(weights, str):
+        weights = ",".join(weights)  # several files, later over earlier, as --weights
+    return _dtrain._Net(str(model), _phase(phase), weights or "", int(level), list(stages))

@@ -1,0 +1,45 @@
+// How Python sees dtrain's tensors: NumPy arrays over a tensor's own plain (row-major) buffer, no
+// copy, kept alive by the net or solver they belong to.
+//
+// A tensor may hold its current values in a kernel layout only (core/tensor.h), and NumPy sees
+// the plain buffer alone, so the module keeps pycaffe's rule that the arrays are the values:
+// before it runs a net (forward, backward, solver steps) it makes the plain copy the only current
+// one (what Python wrote counts), and after, the plain copy current again (what Python reads is
+// the result). An array is good until the net is reshaped or run again: take `.data` again then
+// (a layer computing in place may have swapped the buffer it views; a reshape may have grown it),
+// as pycaffe's users write `net.blobs["data"].data[...] = x` before every forward.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/tensor.h"
+#include "net/net.h"
+
+namespace dtrain::python {
+
+// What keeps a tensor's storage alive: the Net, or the Solver owning it.
+using Owner = std::shared_ptr<const void>;
+
+// A tensor of a net, as Python's Blob.
+struct BlobRef {
+  Owner owner;
+  Tensor* tensor = nullptr;
+};
+
+// The tensor's data (diff with `diff`) as a float32 array of its shape, viewing its storage.
+pybind11::array ValuesView(const BlobRef& blob, bool diff);
+
+// Every blob and layer parameter of the nets: before running them, the plain copies become the
+// only current ones (data, and diffs with `diffs`)...
+void ClaimPlainValues(const std::vector<Net*>& nets, bool diffs);
+// ... and after, the plain copies are brought up to date.
+void PublishPlainValues(const std::vector<Net*>& nets, bool diffs);
+
+// Registers the Blob class.
+void BindBlob(pybind11::module_& module);
+
+}  // namespace dtrain::python
