@@ -4,11 +4,12 @@
 # else. A package dtrain needs but scripts/install-deps.sh does not install fails here even when
 # the development machine happens to have it. .ci/run runs the README's test command this way.
 #
-#   bash scripts/fresh-machine.sh [--keep] [--no-shared] -- COMMAND...     (as root)
+#   bash scripts/fresh-machine.sh [--keep] [--no-shared] [--with FILE]... -- COMMAND...  (as root)
 #
 # What a run gets: a fresh copy of the cached base root, HEAD cloned to /root/dtrain (committed
 # files only), ../shared copied to /root/shared when it exists and --no-shared is not given,
-# /proc, /sys, /dev, a tmpfs /run and /tmp, CI=true, and COMMAND run from /root/dtrain. The copy
+# each --with FILE copied to /root/ (a .deb to install, say), /proc, /sys, /dev, a tmpfs /run
+# and /tmp, CI=true, and COMMAND run from /root/dtrain. The copy
 # is removed afterwards (--keep leaves it and prints where).
 #
 # Cached between runs on one machine, under DTRAIN_FRESH_CACHE (default /var/tmp/dtrain-fresh):
@@ -18,13 +19,16 @@
 # first one in this machine's apt sources).
 set -euo pipefail
 
-usage="usage: bash scripts/fresh-machine.sh [--keep] [--no-shared] -- COMMAND..."
+usage="usage: bash scripts/fresh-machine.sh [--keep] [--no-shared] [--with FILE]... -- COMMAND..."
 keep=0
 with_shared=1
+with_files=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep) keep=1; shift ;;
     --no-shared) with_shared=0; shift ;;
+    --with) [ -f "${2:-}" ] || { echo "fresh-machine: --with needs a file, got '${2:-}'" >&2; exit 2; }
+            with_files+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
     --) shift; break ;;
     *) echo "fresh-machine: unknown argument '$1' ($usage)" >&2; exit 2 ;;
   esac
@@ -98,6 +102,7 @@ cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
 git clone -q "$checkout" "$root/root/dtrain"
 if [ "$with_shared" -eq 1 ] && [ -d "$shared" ]; then cp -r "$shared" "$root/root/shared"; fi
+for file in "${with_files[@]}"; do cp "$file" "$root/root/"; done
 
 # The root must be a mount point: `ip netns` runs `mount --make-rslave /` inside it.
 mount_in_root --bind "$root" "$root"
