@@ -5,6 +5,7 @@
 #                                               this folder under /usr and /usr/local)
 #   share/doc/dtrain/                           README.md and docs/
 #   share/dtrain/models/                        the shipped nets and solvers
+#   share/dtrain/spot-interruption-watch.sh     for AWS compute nodes (docs/aws.md)
 # A package meant for other machines is built with -DDTRAIN_NATIVE=OFF (no -march=native).
 include(GNUInstallDirs)
 
@@ -12,6 +13,9 @@ install(TARGETS dtrain RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/models/ DESTINATION ${CMAKE_INSTALL_DATADIR}/dtrain/models)
+# Started by `dtrain cluster aws`'s bootstrap on compute nodes that install the package.
+install(PROGRAMS ${CMAKE_SOURCE_DIR}/deploy/aws/spot-interruption-watch.sh
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/dtrain)
 
 if(DTRAIN_PYTHON)
   set(DTRAIN_PYTHON_INSTALL_DIR

@@ -128,7 +128,8 @@ Command AwsCommand() {
             "placeholder to replace)"},
            {"source",
             "dtrain's source for the nodes: s3://.../X.tar.gz or a git URL (default: "
-            "dtrain-src.tar.gz next to bootstrap.sh)"},
+            "dtrain-src.tar.gz next to bootstrap.sh), or a Debian package (s3://, https:// "
+            "or a path, ending .deb) that every node installs instead of building"},
            {"output", "directory for cluster.yaml and bootstrap.sh"}},
           RunAws};
 }

@@ -10,6 +10,8 @@ std::string ParallelClusterBootstrap(const std::string& source, const std::strin
 # `dtrain cluster aws`. Argument: head | compute.
 #   head:    fetch dtrain's source to $DTRAIN (once), install its packages, build it there;
 #   compute: wait for the head node's build, install the packages, use that build from $DTRAIN.
+# When the source is a Debian package (SOURCE ends in .deb: s3://, https:// or a path), every
+# node installs it with apt-get instead (its libraries come with it) and nothing is built.
 set -euo pipefail
 ROLE=${1:-}
 case "$ROLE" in
@@ -40,6 +42,32 @@ fetch_source() {
       git clone --depth 1 "$SOURCE" "$DTRAIN" ;;
   esac
 }
+
+# A package built for the nodes' release (scripts/build-deb.sh on it), installed on each node.
+install_package() {
+  command -v apt-get > /dev/null || { echo "dtrain bootstrap: no apt-get here for $SOURCE"; exit 1; }
+  local deb=/tmp/dtrain.deb
+  case "$SOURCE" in
+    s3://*) aws s3 cp "$SOURCE" "$deb" ;;
+    http://* | https://*)
+      command -v curl > /dev/null || { apt-get update -qq && apt-get install -y -qq curl; }
+      curl -fsSL -o "$deb" "$SOURCE" ;;
+    *) cp "$SOURCE" "$deb" ;;
+  esac
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb"
+  rm -f "$deb"
+  echo "dtrain bootstrap: installed $(dtrain version) from $SOURCE"
+}
+
+case "$SOURCE" in
+  *.deb)
+    install_package
+    if [ "$ROLE" = compute ]; then
+      nohup bash /usr/share/dtrain/spot-interruption-watch.sh > /var/log/dtrain-spot-watch.log 2>&1 &
+    fi
+    exit 0 ;;
+esac
 
 case "$ROLE" in
   head)

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+
 #include "cluster/ec2_instance_types.h"
 #include "cluster/yaml_writer.h"
 
@@ -125,6 +128,28 @@ TEST(ParallelClusterTest, FsxNoEfaOtherHeadAndSources) {
   ASSERT_TRUE(files.ok());
   EXPECT_NE(files->bootstrap_sh.find("\nSOURCE=https://github.com/example/dtrain.git\n"),
             std::string::npos);
+}
+
+// A Debian package as the source: every node installs it (scripts/check-deb.sh installs a .deb the
+// same way on a fresh root), nothing is built, and the script is valid bash.
+TEST(ParallelClusterTest, APackageSourceIsInstalledOnEveryNode) {
+  ParallelClusterOptions o = Options();
+  o.source = "s3://dtrain-bucket/dtrain_0.5.0_amd64.deb";
+  auto files = ParallelClusterConfig(o);
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  const std::string& sh = files->bootstrap_sh;
+  EXPECT_NE(sh.find("\nSOURCE=s3://dtrain-bucket/dtrain_0.5.0_amd64.deb\n"), std::string::npos);
+  const size_t branch = sh.find("  *.deb)\n    install_package\n");
+  ASSERT_NE(branch, std::string::npos) << sh;
+  EXPECT_LT(branch, sh.find("bash \"$DTRAIN/scripts/build.sh\""));
+  EXPECT_NE(sh.find("apt-get install -y -qq \"$deb\""), std::string::npos);
+  EXPECT_NE(sh.find("bash /usr/share/dtrain/spot-interruption-watch.sh"), std::string::npos);
+  const std::string path = ::testing::TempDir() + "/bootstrap_deb.sh";
+  {
+    std::ofstream out(path);
+    out << sh;
+  }
+  EXPECT_EQ(std::system(("bash -n " + path).c_str()), 0);
 }
 
 TEST(ParallelClusterTest, PlaceholdersAreNamedInNotes) {
