@@ -23,6 +23,7 @@ packages=(
   libhdf5-dev                    # HDF5Data and HDF5Output layers
   libasio-dev libssl-dev         # data server: TCP transport (standalone Asio), HMAC (OpenSSL)
   libcairo2-dev                  # dtrain plot: training curves as PNG or SVG
+  libonnx-dev                    # dtrain export onnx: ONNX's schema, checker and shape inference
   libgtest-dev
   clang libclang-rt-14-dev libomp-14-dev  # scripts/fuzz.sh: libFuzzer, ASan, UBSan, clang's OpenMP
   clang-format  # scripts/check-format.sh: the code follows .clang-format

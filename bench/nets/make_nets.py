@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""Writes bench/nets/resnet50.prototxt and bench/nets/mobilenet_v2.prototxt.
+"""Writes bench/nets/resnet50.prototxt and bench/nets/mobilenet_v2.prototxt, and their deploy
+versions (*_deploy.prototxt: an Input layer of batch 1 and Softmax "prob" in place of DummyData
+and SoftmaxWithLoss; the ONNX export tests run them).
 
 Both are training nets in Caffe's own layer types, written the way Caffe model files write these
 architectures: Convolution without bias followed by BatchNorm and Scale (bias_term: true) and
@@ -21,8 +23,17 @@ import textwrap
 
 
 class Net:
-    def __init__(self, name, batch):
+    def __init__(self, name, batch, deploy=False):
         self.lines = [f'name: "{name}"']
+        self.deploy = deploy
+        if deploy:
+            self.add(f"""layer {{
+  name: "data"
+  type: "Input"
+  top: "data"
+  input_param {{ shape {{ dim: {batch} dim: 3 dim: 224 dim: 224 }} }}
+}}""")
+            return
         self.add(f"""layer {{
   name: "data"
   type: "DummyData"
@@ -97,6 +108,18 @@ class Net:
         if dropout is not None:
             self.layer("drop", "Dropout", [bottom], bottom,
                        f"  dropout_param {{ dropout_ratio: {dropout} }}\n")
+        last = ("""layer {
+  name: "prob"
+  type: "Softmax"
+  bottom: "fc"
+  top: "prob"
+}""" if self.deploy else """layer {
+  name: "loss"
+  type: "SoftmaxWithLoss"
+  bottom: "fc"
+  bottom: "label"
+  top: "loss"
+}""")
         self.add(f"""layer {{
   name: "fc"
   type: "InnerProduct"
@@ -110,21 +133,15 @@ class Net:
     bias_filler {{ type: "constant" value: 0 }}
   }}
 }}
-layer {{
-  name: "loss"
-  type: "SoftmaxWithLoss"
-  bottom: "fc"
-  bottom: "label"
-  top: "loss"
-}}""")
+{last}""")
 
     def text(self, header):
         comment = "".join(f"# {line}\n" for line in textwrap.wrap(header, 96))
         return comment + "\n".join(self.lines) + "\n"
 
 
-def resnet50(batch=16):
-    net = Net("ResNet-50_bench", batch)
+def resnet50(batch=16, deploy=False):
+    net = Net("ResNet-50_bench", batch, deploy)
     x = net.conv_bn("conv1", "data", 64, 7, stride=2)
     x = net.pool("pool1", x, "MAX", 3, 2)  # Caffe rounds up: 112 -> 56, as torchvision's pad 1
     in_channels = 64
@@ -147,8 +164,8 @@ def resnet50(batch=16):
     return net
 
 
-def mobilenet_v2(batch=32):
-    net = Net("MobileNet-v2_bench", batch)
+def mobilenet_v2(batch=32, deploy=False):
+    net = Net("MobileNet-v2_bench", batch, deploy)
     x = net.conv_bn("conv1", "data", 32, 3, stride=2)
     channels = 32
     # torchvision's inverted residual settings: expansion t, output channels c, repeats n, stride s
@@ -181,6 +198,10 @@ HEADER = ("Benchmark net: {what}, written by bench/nets/make_nets.py (do not edi
           " label 0) and SoftmaxWithLoss. Batch {batch}, 3x224x224. The shapes are torchvision's"
           " {torch} (bench/torch_nets.py).")
 
+DEPLOY_HEADER = ("Deploy version of bench/nets/{file}.prototxt ({what}), written by"
+                 " bench/nets/make_nets.py (do not edit by hand): an Input layer of batch 1 and"
+                 " Softmax \"prob\" in place of DummyData and SoftmaxWithLoss.")
+
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
@@ -192,6 +213,9 @@ def main():
         header = HEADER.format(what=what, extra=extra, batch=batch, torch=torch_name)
         with open(os.path.join(here, f"{file}.prototxt"), "w") as f:
             f.write(net.text(header))
+        deploy = {"resnet50": resnet50, "mobilenet_v2": mobilenet_v2}[file](1, deploy=True)
+        with open(os.path.join(here, f"{file}_deploy.prototxt"), "w") as f:
+            f.write(deploy.text(DEPLOY_HEADER.format(what=what, file=file)))
 
 
 if __name__ == "__main__":

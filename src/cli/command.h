@@ -36,6 +36,7 @@ Command DataServerCommand();
 Command HostsCommand();          // hosts_command.cc
 CommandGroup ClusterCommands();  // cluster_command.cc: slurm-script, aws
 CommandGroup UpgradeCommands();  // upgrade_command.cc: net, solver
+CommandGroup ExportCommands();   // export_command.cc: onnx
 Command LaunchCommand();
 Command PreflightCommand();
 Command VersionCommand();

@@ -17,7 +17,7 @@ std::vector<dtrain::Command> AllCommands() {
 
 // Commands with subcommands: `dtrain cluster slurm-script ...`.
 std::vector<dtrain::CommandGroup> AllGroups() {
-  return {dtrain::ClusterCommands(), dtrain::UpgradeCommands()};
+  return {dtrain::ClusterCommands(), dtrain::UpgradeCommands(), dtrain::ExportCommands()};
 }
 
 void PrintUsage(const std::vector<dtrain::Command>& commands,

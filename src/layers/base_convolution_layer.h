@@ -36,6 +36,11 @@ class BaseConvolutionLayer : public Layer {
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
   double ForwardMacs() const override { return conv_.Macs() * num_bottoms_; }
 
+  // The geometry as read and checked at setup (for exporters: onnx/).
+  const kernels::Window2d& window() const { return window_; }
+  int group() const { return group_; }
+  bool bias_term() const { return bias_term_; }
+
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
 

@@ -35,6 +35,12 @@ class PoolingLayer : public Layer {
 
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
 
+  // The window and method as read and checked at setup (for exporters: onnx/); global pooling's
+  // window is the whole bottom.
+  const kernels::Window2d& window() const { return problem_.shape.window; }
+  kernels::PoolMethod method() const { return problem_.method; }
+  bool global() const { return global_; }
+
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
   Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;

@@ -1,0 +1,62 @@
+// dtrain export onnx: a net's TEST phase with its weights as an ONNX model (export/onnx_export.h),
+// checked by ONNX's checker and written atomically, so a failed export leaves OUTPUT as it was.
+#include "cli/command.h"
+#include "core/atomic_file.h"
+#include "core/logging.h"
+#include "export/onnx_export.h"
+#include "solver/net_loading.h"
+
+namespace dtrain {
+namespace {
+
+Status RunExportOnnx(const Flags& flags) {
+  const std::string model = flags.Get("model");
+  const std::string output = flags.Get("output");
+  if (model.empty()) return InvalidArgument("--model=deploy.prototxt is required");
+  if (output.empty()) return InvalidArgument("--output=model.onnx is required");
+  if (!flags.positional().empty()) {
+    return InvalidArgument("unexpected argument '" + flags.positional()[0] + "'");
+  }
+  OnnxExportOptions options;
+  DT_ASSIGN_OR_RETURN(options.opset, flags.GetInt("opset"));
+  options.producer_version = DtrainVersion();
+  const std::string weights = flags.Get("weights");
+  if (weights.empty()) {
+    DT_LOG(WARNING) << "No --weights: the model holds the net's initial (filler) values";
+  }
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<Net> net,
+                      LoadNetForPhase(model, TEST, weights, flags.GetBool("weights-strict"), ""));
+  DT_ASSIGN_OR_RETURN(const onnx::ModelProto onnx_model, ExportOnnx(*net, options));
+  std::string bytes;
+  if (!onnx_model.SerializeToString(&bytes)) {
+    return Unsupported("the model is too large for one protobuf message (2 GiB)");
+  }
+  DT_RETURN_IF_ERROR(WriteFileAtomically(output, bytes));
+  const OnnxModelSummary s = Summarize(onnx_model);
+  DT_LOG(INFO) << "Wrote " << output << " (ONNX opset " << options.opset << ", " << s.nodes
+               << " nodes, " << s.parameters << " parameters, " << bytes.size() << " bytes)";
+  DT_LOG(INFO) << "  inputs: " << s.inputs;
+  DT_LOG(INFO) << "  outputs: " << s.outputs;
+  return Status::Ok();
+}
+
+}  // namespace
+
+CommandGroup ExportCommands() {
+  return {
+      "export",
+      "write a trained net in another format for deployment",
+      {{"onnx",
+        "the TEST phase of a net and its weights as an ONNX model, checked by ONNX's checker",
+        "",
+        {{"model", "the net prototxt (a deploy net: Input layers, no losses)"},
+         {"weights", "trained weights (.caffemodel or .h5; comma-separated: later files win)"},
+         {"weights-strict", "fail if a layer's parameters have no weights in the file", true},
+         {"output", "the .onnx file to write"},
+         {"opset",
+          "ONNX opset version, " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset),
+          false, std::to_string(kDefaultOpset)}},
+        RunExportOnnx}}};
+}
+
+}  // namespace dtrain
