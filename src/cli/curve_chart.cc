@@ -122,8 +122,17 @@ void DrawPanel(cairo_t* cr, const std::vector<RunCurves>& runs, const std::strin
     }
   }
   cairo_restore(cr);
-  // The legend, top right inside the frame.
-  double y = plot_top + 8;
+  // The legend, right inside the frame: at the top, unless the curves end in the upper half
+  // (accuracy rising to 1), then at the bottom, clear of them.
+  bool end_high = false;
+  for (const RunCurves& run : runs) {
+    for (const Curve& c : run.curves) {
+      if (c.name == name && !c.points.empty()) {
+        end_high = end_high || py(c.points.back().second) < (plot_top + bottom) / 2;
+      }
+    }
+  }
+  double y = end_high ? bottom - 8 - 16.0 * static_cast<double>(runs.size()) : plot_top + 8;
   for (size_t r = 0; r < runs.size(); ++r, y += 16) {
     const double* colour = kColours[r % (sizeof(kColours) / sizeof(kColours[0]))];
     cairo_text_extents_t extents;

@@ -55,12 +55,12 @@ void OnnxGraph::AddValueInfo(onnx::ValueInfoProto* info, const std::string& name
 
 std::string OnnxGraph::Weights(const std::string& name, const Tensor& tensor,
                                const std::vector<int64_t>& dims) {
-  auto known = weights_.find(&tensor);
+  const std::vector<int64_t> shape = dims.empty() ? Dims(tensor) : dims;
+  auto known = weights_.find({&tensor, shape});
   if (known != weights_.end()) return known->second;
   const float* values = tensor.data();
-  std::string written = Floats(name, dims.empty() ? Dims(tensor) : dims,
-                               std::vector<float>(values, values + tensor.count()));
-  weights_[&tensor] = written;
+  std::string written = Floats(name, shape, std::vector<float>(values, values + tensor.count()));
+  weights_[{&tensor, shape}] = written;
   return written;
 }
 

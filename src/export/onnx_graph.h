@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -44,7 +45,7 @@ class OnnxGraph {
   void AddOutput(int blob_id);
 
   // Initializer holding `tensor`'s values in shape `dims` (default: the tensor's); the same tensor
-  // asked for twice gives the first name.
+  // asked for again in the same shape gives the first name.
   std::string Weights(const std::string& name, const Tensor& tensor,
                       const std::vector<int64_t>& dims = {});
   std::string Floats(const std::string& name, const std::vector<int64_t>& dims,
@@ -71,7 +72,7 @@ class OnnxGraph {
   std::vector<int> last_writer_;      // per blob: the last layer writing it (-1: none)
   std::vector<bool> name_taken_;      // per blob: a value carries its name already
   std::set<std::string> value_names_, node_names_, initializer_names_;
-  std::map<const Tensor*, std::string> weights_;
+  std::map<std::pair<const Tensor*, std::vector<int64_t>>, std::string> weights_;
 };
 
 // Attribute setters for a node.

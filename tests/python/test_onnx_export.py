@@ -146,10 +146,12 @@ class OnnxCase(ExportCase):
 # Every mapped layer type, where Caffe and ONNX differ most: odd sizes, Pooling rounded up with
 # padding (and down), AVE's divisor at the edges, in-place chains, BatchNorm alone and with a
 # Scale folded in (in place and not), scale and bias from a second bottom, ArgMax with and
-# without an axis, a Silence, Splits inserted by the net, two inputs.
+# without an axis, a Silence, Splits inserted by the net, two inputs (one scaled in place), two
+# convolutions sharing their parameters.
 EVERY_LAYER = """name: "every_layer"
 layer { name: "data" type: "Input" top: "data" top: "ids"
   input_param { shape { dim: 2 dim: 4 dim: 11 dim: 13 } shape { dim: 2 dim: 5 } } }
+layer { name: "data_scale" type: "Power" bottom: "data" top: "data" power_param { scale: 0.8 } }
 layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1"
   convolution_param { num_output: 8 kernel_h: 3 kernel_w: 2 pad_h: 1 stride: 2 } }
 layer { name: "prelu1" type: "PReLU" bottom: "conv1" top: "conv1" }
@@ -245,6 +247,12 @@ layer { name: "conv2/relu" type: "ReLU" bottom: "conv2" top: "conv2" }
 layer { name: "drop" type: "Dropout" bottom: "conv2" top: "conv2" }
 layer { name: "bn3" type: "BatchNorm" bottom: "conv2" top: "bn3" }
 layer { name: "scale3" type: "Scale" bottom: "bn3" top: "scale3" }
+layer { name: "twin_a" type: "Convolution" bottom: "pool_edges" top: "twin_a"
+  param { name: "twin_weights" } param { name: "twin_bias" }
+  convolution_param { num_output: 3 kernel_size: 2 } }
+layer { name: "twin_b" type: "Convolution" bottom: "data" top: "twin_b"
+  param { name: "twin_weights" } param { name: "twin_bias" }
+  convolution_param { num_output: 3 kernel_size: 2 } }
 """
 
 
@@ -259,6 +267,7 @@ class EveryLayerAgrees(OnnxCase):
         self.assertIn("scale3", differences)
         self.assertIn("embed", differences)
         self.assertNotIn("bnll", differences)  # silenced
+        self.assertIn("twin_b", differences)
         for opset in ("14", "17"):
             with self.subTest(opset=opset):
                 self.check_agreement(model, inputs, 5, "--opset=" + opset)
