@@ -46,17 +46,21 @@ void KeepBlobDiffs(SolverParameter* param) {
 struct SolverHandle {
   std::shared_ptr<Solver> solver;
 
-  std::vector<Net*> Nets() const {
-    std::vector<Net*> nets{&solver->net()};
+  std::vector<Net*> TestNets() const {
+    std::vector<Net*> nets;
     for (const auto& n : solver->test_nets()) nets.push_back(n.get());
     return nets;
   }
-  // Runs `work` on the plain values Python sees (python/tensor_views.h).
+  // Runs `work` on the plain values Python sees (python/tensor_views.h). Only the train net's
+  // diffs are claimed: test nets never run backward in a solver, and claiming would give each of
+  // their blobs a diff buffer it never uses.
   template <typename Work>
   void OnPlainValues(Work work) {
-    ClaimPlainValues(Nets(), /*diffs=*/true);
+    ClaimPlainValues({&solver->net()}, /*diffs=*/true);
+    ClaimPlainValues(TestNets(), /*diffs=*/false);
     const Status status = work();
-    PublishPlainValues(Nets(), /*diffs=*/true);
+    PublishPlainValues({&solver->net()}, /*diffs=*/true);
+    PublishPlainValues(TestNets(), /*diffs=*/false);
     ThrowIfError(status);
   }
 };

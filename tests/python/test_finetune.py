@@ -22,6 +22,8 @@ class SolverFromPython(PatchNetCase):
         run_dtrain("train", "--solver=" + self.solver("cli.prototxt", "cli", max_iter=10),
                    "--weights=" + pretrained)
         solver = dtrain.SGDSolver(self.solver("py.prototxt", "py", max_iter=10))
+        self.assertIsInstance(solver.net, dtrain.Net)
+        self.assertIsInstance(solver.test_nets[0], dtrain.Net)
         solver.net.copy_from(pretrained)
         before = solver.net.params["ip2"][0].data.copy()
         solver.step(4)

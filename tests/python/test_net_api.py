@@ -18,6 +18,7 @@ class NetSurface(PatchNetCase):
                     dtrain.Net(self.deploy, weights=weights, phase=dtrain.TEST),
                     dtrain.Net(self.deploy, dtrain.TEST, weights=weights)):
             self.assertEqual(net.phase, dtrain.TEST)
+            self.assertIsInstance(net, dtrain.Net)
             self.assertEqual(net.inputs, ["data"])
             self.assertEqual(net.outputs, ["prob"])
         self.assertEqual([layer.type for layer in net.layers],

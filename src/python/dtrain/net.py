@@ -165,26 +165,36 @@ for _name, _member in vars(_NetSurface).items():
         setattr(_dtrain._Net, _name, _member)
 
 
-def Net(model, *args, weights=None, phase=None, level=0, stages=()):
+class _NetType(type):
+    """Makes isinstance(x, dtrain.Net) hold for every net, those a solver built included (all
+    are _dtrain._Net objects)."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _dtrain._Net)
+
+
+class Net(metaclass=_NetType):
     """A net from a prototxt for one phase (default TEST), with weights from .caffemodel files
     (a path, or a list of them applied in order).
 
     pycaffe's forms all work: Net(model, phase), Net(model, weights, phase),
     Net(model, phase, weights=w) and Net(model, weights=w, phase=p).
     """
-    if len(args) > 2:
-        raise TypeError("Net(model, [weights], [phase]): %d positional arguments after the "
-                        "model" % len(args))
-    for value in args:
-        if _is_phase(value) and phase is None:
-            phase = value
-        elif weights is None:
-            weights = value
-        else:
-            raise TypeError("Net: weights given twice, or a phase that is not TRAIN or TEST: %r"
-                            % (value,))
-    if phase is None:
-        phase = TEST
-    if weights is not None and not isinstance(weights, str):
-        weights = ",".join(weights)  # several files, later over earlier, as --weights
-    return _dtrain._Net(str(model), _phase(phase), weights or "", int(level), list(stages))
+
+    def __new__(cls, model, *args, weights=None, phase=None, level=0, stages=()):
+        if len(args) > 2:
+            raise TypeError("Net(model, [weights], [phase]): %d positional arguments after the "
+                            "model" % len(args))
+        for value in args:
+            if _is_phase(value) and phase is None:
+                phase = value
+            elif weights is None:
+                weights = value
+            else:
+                raise TypeError("Net: weights given twice, or a phase that is not TRAIN or TEST: "
+                                "%r" % (value,))
+        if phase is None:
+            phase = TEST
+        if weights is not None and not isinstance(weights, str):
+            weights = ",".join(weights)  # several files, later over earlier, as --weights
+        return _dtrain._Net(str(model), _phase(phase), weights or "", int(level), list(stages))
