@@ -47,6 +47,14 @@ onnx::NodeProto* Unary(LayerExport& e, const std::string& op) {
   return e.Node(op, {e.inputs[0]}, {e.Output(0)});
 }
 
+// The exporter of a layer that is one ONNX operator without attributes.
+LayerExporter UnaryExporter(const char* op) {
+  return [op](LayerExport& e) {
+    Unary(e, op);
+    return Status::Ok();
+  };
+}
+
 Status ExportReLU(LayerExport& e) {
   const float slope = e.param().relu_param().negative_slope();
   if (slope == 0.0f) {
@@ -276,10 +284,10 @@ Status ExportMVN(LayerExport& e) {
 void AddElementwiseExporters(ExporterTable* table) {
   (*table)["ReLU"] = ExportReLU;
   (*table)["PReLU"] = ExportPReLU;
-  (*table)["Sigmoid"] = [](LayerExport& e) { return Unary(e, "Sigmoid"), Status::Ok(); };
-  (*table)["TanH"] = [](LayerExport& e) { return Unary(e, "Tanh"), Status::Ok(); };
-  (*table)["AbsVal"] = [](LayerExport& e) { return Unary(e, "Abs"), Status::Ok(); };
-  (*table)["BNLL"] = [](LayerExport& e) { return Unary(e, "Softplus"), Status::Ok(); };
+  (*table)["Sigmoid"] = UnaryExporter("Sigmoid");
+  (*table)["TanH"] = UnaryExporter("Tanh");
+  (*table)["AbsVal"] = UnaryExporter("Abs");
+  (*table)["BNLL"] = UnaryExporter("Softplus");  // log(1 + e^x)
   (*table)["ELU"] = [](LayerExport& e) {
     SetAttribute(Unary(e, "Elu"), "alpha", e.param().elu_param().alpha());
     return Status::Ok();

@@ -103,22 +103,12 @@ def logged_value(output, name):
     return float(found[-1])
 
 
-class PatchNetCase(unittest.TestCase):
-    """A scratch directory with train/test LMDBs of patch images and the classifier's files."""
-
-    max_iter = 30
+class ScratchCase(unittest.TestCase):
+    """A scratch directory, removed after the test."""
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="dtrain_python_")
         self.addCleanup(shutil.rmtree, self.dir)
-        self.train_lmdb = self.path("train_lmdb")
-        self.test_lmdb = self.path("test_lmdb")
-        write_patch_lmdb(self.train_lmdb, 200, seed=1)
-        self.test_images, self.test_labels = write_patch_lmdb(self.test_lmdb, 100, seed=2)
-        fields = {"train": self.train_lmdb, "test": self.test_lmdb, "size": SIZE,
-                  "body": BODY % {"classes": CLASSES}}
-        self.train_val = self.write("train_val.prototxt", TRAIN_VAL % fields)
-        self.deploy = self.write("deploy.prototxt", DEPLOY % fields)
 
     def path(self, name):
         return os.path.join(self.dir, name)
@@ -127,6 +117,23 @@ class PatchNetCase(unittest.TestCase):
         with open(self.path(name), "w") as f:
             f.write(text)
         return self.path(name)
+
+
+class PatchNetCase(ScratchCase):
+    """A scratch directory with train/test LMDBs of patch images and the classifier's files."""
+
+    max_iter = 30
+
+    def setUp(self):
+        super().setUp()
+        self.train_lmdb = self.path("train_lmdb")
+        self.test_lmdb = self.path("test_lmdb")
+        write_patch_lmdb(self.train_lmdb, 200, seed=1)
+        self.test_images, self.test_labels = write_patch_lmdb(self.test_lmdb, 100, seed=2)
+        fields = {"train": self.train_lmdb, "test": self.test_lmdb, "size": SIZE,
+                  "body": BODY % {"classes": CLASSES}}
+        self.train_val = self.write("train_val.prototxt", TRAIN_VAL % fields)
+        self.deploy = self.write("deploy.prototxt", DEPLOY % fields)
 
     def solver(self, name, prefix, max_iter=None):
         return self.write(name, SOLVER % {"net": self.train_val, "prefix": self.path(prefix),

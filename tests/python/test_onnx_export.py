@@ -13,15 +13,13 @@ not saturated), the scale factor blob not 1 (so its division is checked)."""
 
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 import unittest
 
 import numpy as np
 
 import dtrain
-from dtrain_testing import DTRAIN
+from dtrain_testing import DTRAIN, ScratchCase
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -63,19 +61,7 @@ def randomize(net, inputs, rng):
             blob.data[...] = rng.standard_normal(blob.shape) * 0.1
 
 
-class ExportCase(unittest.TestCase):
-
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="dtrain_onnx_")
-        self.addCleanup(shutil.rmtree, self.dir)
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def write(self, name, text):
-        with open(self.path(name), "w") as f:
-            f.write(text)
-        return self.path(name)
+class ExportCase(ScratchCase):
 
     def export(self, model, weights=None, output=None, *flags, expect_ok=True):
         args = [DTRAIN, "export", "onnx", "--model=" + model,
