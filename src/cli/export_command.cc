@@ -20,6 +20,7 @@ Status RunExportOnnx(const Flags& flags) {
   OnnxExportOptions options;
   DT_ASSIGN_OR_RETURN(options.opset, flags.GetInt("opset"));
   options.producer_version = DtrainVersion();
+  options.dynamic_batch = flags.GetBool("dynamic-batch");
   const std::string weights = flags.Get("weights");
   if (weights.empty()) {
     DT_LOG(WARNING) << "No --weights: the model holds the net's initial (filler) values";
@@ -53,6 +54,8 @@ CommandGroup ExportCommands() {
          {"weights", "trained weights (.caffemodel or .h5; comma-separated: later files win)"},
          {"weights-strict", "fail if a layer's parameters have no weights in the file", true},
          {"output", "the .onnx file to write"},
+         {"dynamic-batch",
+          "leave the first axis of inputs and outputs open (\"batch\") instead of the net's", true},
          {"opset",
           "ONNX opset version, " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset),
           false, std::to_string(kDefaultOpset)}},

@@ -171,6 +171,8 @@ Status ExportEltwise(LayerExport& e) {
 Status ExportAffine(LayerExport& e, bool scale, int axis_param, bool bias_term) {
   const int rank = e.bottom[0]->num_axes();
   const int axis = e.bottom[0]->CanonicalAxisIndex(axis_param);
+  // A learned scale or bias has a fixed shape, which includes the batch when axis is 0.
+  if (!e.layer.blobs().empty()) DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(axis));
   int blob = 0;
   std::string value = e.inputs[0];
   auto apply = [&](const std::string& op, const std::string& what, bool first, bool last) {
@@ -178,8 +180,8 @@ Status ExportAffine(LayerExport& e, bool scale, int axis_param, bool bias_term) 
     if (first && e.bottom.size() > 1) {
       const std::vector<int64_t> dims = BroadcastDims(Dims(*e.bottom[1]), axis, rank);
       operand = e.graph->Temporary(e.Name(what));
-      e.Node("Reshape", {e.inputs[1], e.graph->Int64s(e.Name(what + "_shape"), dims)}, {operand},
-             what + "_reshape");
+      e.Node("Reshape", {e.inputs[1], e.graph->Shape(e.Name(what + "_shape"), dims, axis == 0)},
+             {operand}, what + "_reshape");
     } else {
       const Tensor& t = *e.layer.blobs()[blob++];
       operand = e.graph->Weights(e.Name(what), t, BroadcastDims(Dims(t), axis, rank));

@@ -42,11 +42,28 @@ Status NoExporter(const Net& net, int i) {
                      KnownTypes());
 }
 
+// With a dynamic batch every input leads with the same batch axis.
+Status CheckBatchInput(const Net& net, int id) {
+  int first = -1;  // the first input
+  for (size_t i = 0; i < net.layers().size() && first < 0; ++i) {
+    if (std::string(net.layers()[i]->type()) == "Input") first = net.top_ids()[i][0];
+  }
+  const Tensor& input = *net.blob(id);
+  const Tensor& batch = *net.blob(first);
+  if (input.num_axes() == 0 || batch.num_axes() == 0 || input.shape(0) != batch.shape(0)) {
+    return InvalidArgument("--dynamic-batch: input '" + net.blob_names()[id] + "' (" +
+                           input.ShapeString() + ") does not lead with the batch axis of '" +
+                           net.blob_names()[first] + "' (" + batch.ShapeString() + ")");
+  }
+  return Status::Ok();
+}
+
 std::string ShapeText(const onnx::ValueInfoProto& info) {
   std::string text = info.name() + " ";
   const auto& dims = info.type().tensor_type().shape().dim();
   for (int d = 0; d < dims.size(); ++d) {
-    text += (d > 0 ? "x" : "") + std::to_string(dims[d].dim_value());
+    text += (d > 0 ? "x" : "") +
+            (dims[d].has_dim_param() ? dims[d].dim_param() : std::to_string(dims[d].dim_value()));
   }
   return text;
 }
@@ -106,14 +123,17 @@ StatusOr<onnx::ModelProto> ExportOnnx(const Net& net, const OnnxExportOptions& o
   opset->set_version(options.opset);
   onnx::GraphProto* graph_proto = model.mutable_graph();
   graph_proto->set_name(net.name().empty() ? "dtrain" : net.name());
-  OnnxGraph graph(net, graph_proto);
+  OnnxGraph graph(net, graph_proto, options.dynamic_batch);
 
   const ExporterTable& exporters = LayerExporters();
   const int layers = static_cast<int>(net.layers().size());
   for (int i = 0; i < layers;) {
     const Layer& layer = *net.layers()[i];
     if (std::string(layer.type()) == "Input") {
-      for (int id : net.top_ids()[i]) graph.AddInput(id);
+      for (int id : net.top_ids()[i]) {
+        if (options.dynamic_batch) DT_RETURN_IF_ERROR(CheckBatchInput(net, id));
+        graph.AddInput(id);
+      }
       ++i;
       continue;
     }

@@ -24,6 +24,9 @@ constexpr int kDefaultOpset = 13;
 
 struct OnnxExportOptions {
   int opset = kDefaultOpset;
+  // The inputs' and outputs' first axis is a symbolic "batch" (every input's first axis must be
+  // the batch); layers working along it are refused.
+  bool dynamic_batch = false;
   std::string producer_version;  // dtrain's version, recorded in the model
 };
 

@@ -4,9 +4,10 @@
 
 namespace dtrain {
 
-OnnxGraph::OnnxGraph(const Net& net, onnx::GraphProto* graph)
+OnnxGraph::OnnxGraph(const Net& net, onnx::GraphProto* graph, bool dynamic_batch)
     : net_(net),
       graph_(graph),
+      dynamic_batch_(dynamic_batch),
       current_(net.blob_names().size()),
       last_writer_(net.blob_names().size(), -1),
       name_taken_(net.blob_names().size(), false) {
@@ -50,7 +51,14 @@ void OnnxGraph::AddValueInfo(onnx::ValueInfoProto* info, const std::string& name
   onnx::TypeProto_Tensor* type = info->mutable_type()->mutable_tensor_type();
   type->set_elem_type(onnx::TensorProto::FLOAT);
   onnx::TensorShapeProto* shape = type->mutable_shape();
-  for (int64_t d : Dims(tensor)) shape->add_dim()->set_dim_value(d);
+  const std::vector<int64_t> dims = Dims(tensor);
+  for (size_t a = 0; a < dims.size(); ++a) {
+    if (a == 0 && dynamic_batch_) {
+      shape->add_dim()->set_dim_param("batch");
+    } else {
+      shape->add_dim()->set_dim_value(dims[a]);
+    }
+  }
 }
 
 std::string OnnxGraph::Weights(const std::string& name, const Tensor& tensor,
@@ -84,6 +92,12 @@ std::string OnnxGraph::Int64s(const std::string& name, const std::vector<int64_t
   t->add_dims(static_cast<int64_t>(values.size()));
   for (int64_t v : values) t->add_int64_data(v);
   return t->name();
+}
+
+std::string OnnxGraph::Shape(const std::string& name, std::vector<int64_t> dims,
+                             bool leads_with_batch) {
+  if (dynamic_batch_ && leads_with_batch && !dims.empty()) dims[0] = -1;
+  return Int64s(name, dims);
 }
 
 onnx::NodeProto* OnnxGraph::AddNode(const std::string& op_type, const std::string& name,

@@ -9,8 +9,10 @@
 // must appear as written: then the layer writes an Identity.
 //
 // Weights go in as initializers (float32, raw little-endian data); a tensor shared by several
-// layers (param { name }) becomes one initializer. Not thread-safe; borrows the net and the
-// GraphProto, which must outlive it.
+// layers (param { name }) becomes one initializer. With a dynamic batch, the first axis of the
+// graph's inputs and outputs is the symbolic "batch", and shapes written for Reshape leave their
+// first axis to be inferred (-1) where it is the batch (the other axes are fixed). Not thread-safe;
+// borrows the net and the GraphProto, which must outlive it.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,7 @@ namespace dtrain {
 
 class OnnxGraph {
  public:
-  OnnxGraph(const Net& net, onnx::GraphProto* graph);
+  OnnxGraph(const Net& net, onnx::GraphProto* graph, bool dynamic_batch);
 
   // The value that holds blob `blob_id` now (after the layers exported so far).
   const std::string& Value(int blob_id) const { return current_[blob_id]; }
@@ -52,6 +54,9 @@ class OnnxGraph {
                      const std::vector<float>& values);
   std::string Scalar(const std::string& name, float value) { return Floats(name, {}, {value}); }
   std::string Int64s(const std::string& name, const std::vector<int64_t>& values);
+  // A shape for Reshape; when `leads_with_batch` and the batch is dynamic, its first dim is -1
+  // (Reshape's "whatever the size makes it").
+  std::string Shape(const std::string& name, std::vector<int64_t> dims, bool leads_with_batch);
 
   // A node of the default domain; `name` is made unique.
   onnx::NodeProto* AddNode(const std::string& op_type, const std::string& name,
@@ -61,6 +66,7 @@ class OnnxGraph {
   std::string Temporary(const std::string& base);
 
   const Net& net() const { return net_; }
+  bool dynamic_batch() const { return dynamic_batch_; }
 
  private:
   std::string Unique(const std::string& base, std::set<std::string>* used);
@@ -68,6 +74,7 @@ class OnnxGraph {
 
   const Net& net_;
   onnx::GraphProto* graph_;
+  bool dynamic_batch_;
   std::vector<std::string> current_;  // per blob: its value now
   std::vector<int> last_writer_;      // per blob: the last layer writing it (-1: none)
   std::vector<bool> name_taken_;      // per blob: a value carries its name already

@@ -44,6 +44,13 @@ struct LayerExport {
   }
   // Top `i` is bottom `j`'s value: aliased, or an Identity where the top's name must appear.
   void PassThrough(int i, int j) const;
+  // With a dynamic batch, an error when the layer works along `axis` and it is 0 (the batch).
+  Status RequireNotBatchAxis(int axis) const {
+    if (!graph->dynamic_batch() || axis != 0) return Status::Ok();
+    return Unsupported("layer '" + layer.name() + "' (" + layer.type() +
+                       "): works along axis 0, the batch, which --dynamic-batch leaves open; "
+                       "export it with the net's fixed batch");
+  }
   // The error for a configuration with no exact ONNX form.
   Status Refuse(const std::string& why) const {
     return Unsupported("layer '" + layer.name() + "' (" + layer.type() + "): " + why +

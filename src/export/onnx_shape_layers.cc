@@ -11,10 +11,10 @@ void SetInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
   SetAttribute(node, name, value);
 }
 
-// `x` reshaped to the dims of top `i` (written as that top, or as `out` when given).
+// `x` reshaped to `dims`, whose first axis is the batch, written as `out`.
 std::string ReshapeTo(LayerExport& e, const std::string& x, const std::vector<int64_t>& dims,
                       const std::string& out, const std::string& what) {
-  const std::string shape = e.graph->Int64s(e.Name(what + "_shape"), dims);
+  const std::string shape = e.graph->Shape(e.Name(what + "_shape"), dims, true);
   e.Node("Reshape", {x, shape}, {out}, what);
   return out;
 }
@@ -25,7 +25,10 @@ Status ExportReshape(LayerExport& e) {
     e.PassThrough(0, 0);
     return Status::Ok();
   }
-  const std::string shape = e.graph->Int64s(e.Name("shape"), Dims(*e.top[0]));
+  if (e.top[0]->num_axes() == 0 || e.top[0]->shape(0) != e.bottom[0]->shape(0)) {
+    DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(0));
+  }
+  const std::string shape = e.graph->Shape(e.Name("shape"), Dims(*e.top[0]), true);
   e.Node("Reshape", {e.inputs[0], shape}, {e.Output(0)});
   return Status::Ok();
 }
@@ -38,6 +41,7 @@ Status ExportConcat(LayerExport& e) {
   }
   const int axis = p.has_concat_dim() ? static_cast<int>(p.concat_dim())
                                       : e.bottom[0]->CanonicalAxisIndex(p.axis());
+  DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(axis));
   SetInt(e.Node("Concat", e.inputs, {e.Output(0)}), "axis", axis);
   return Status::Ok();
 }
@@ -47,6 +51,7 @@ Status ExportSlice(LayerExport& e) {
   const SliceParameter& p = e.param().slice_param();
   const int axis = p.has_slice_dim() ? static_cast<int>(p.slice_dim())
                                      : e.bottom[0]->CanonicalAxisIndex(p.axis());
+  DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(axis));
   const std::string axes = e.graph->Int64s(e.Name("axes"), {axis});
   int64_t start = 0;
   for (size_t i = 0; i < e.top.size(); ++i) {
@@ -66,6 +71,7 @@ Status ExportCrop(LayerExport& e) {
   const CropParameter& p = e.param().crop_param();
   const Tensor& bottom = *e.bottom[0];
   const int axis = bottom.CanonicalAxisIndex(p.axis());
+  DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(axis));
   std::vector<int64_t> starts, ends, axes;
   for (int a = axis; a < bottom.num_axes(); ++a) {
     const int64_t offset = p.offset_size() == 0   ? 0
@@ -84,14 +90,17 @@ Status ExportCrop(LayerExport& e) {
 
 Status ExportTile(LayerExport& e) {
   const TileParameter& p = e.param().tile_param();
+  const int axis = e.bottom[0]->CanonicalAxisIndex(p.axis());
+  DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(axis));
   std::vector<int64_t> repeats(e.bottom[0]->num_axes(), 1);
-  repeats[e.bottom[0]->CanonicalAxisIndex(p.axis())] = p.tiles();
+  repeats[axis] = p.tiles();
   e.Node("Tile", {e.inputs[0], e.graph->Int64s(e.Name("repeats"), repeats)}, {e.Output(0)});
   return Status::Ok();
 }
 
 Status ExportSoftmax(LayerExport& e) {
   const int axis = e.bottom[0]->CanonicalAxisIndex(e.param().softmax_param().axis());
+  DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(axis));
   SetInt(e.Node("Softmax", {e.inputs[0]}, {e.Output(0)}), "axis", axis);
   return Status::Ok();
 }
@@ -106,6 +115,7 @@ Status ExportArgMax(LayerExport& e) {
   int64_t axis = 1;
   if (p.has_axis()) {
     axis = e.bottom[0]->CanonicalAxisIndex(p.axis());
+    DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(static_cast<int>(axis)));
   } else if (e.bottom[0]->num_axes() != 2) {
     const std::string flat = e.graph->Temporary(e.Name("flat"));
     SetInt(e.Node("Flatten", {x}, {flat}, "flatten"), "axis", 1);
@@ -143,6 +153,7 @@ Status ExportReduction(LayerExport& e) {
   const ReductionParameter& p = e.param().reduction_param();
   const Tensor& bottom = *e.bottom[0];
   const int axis = bottom.CanonicalAxisIndex(p.axis());
+  DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(axis));
   std::vector<int64_t> dims(bottom.shape().begin(), bottom.shape().begin() + axis);
   dims.push_back(bottom.count(axis));
   const std::string rows =

@@ -44,6 +44,7 @@ Status ExportInnerProduct(LayerExport& e) {
   const InnerProductParameter& p = e.param().inner_product_param();
   const Tensor& bottom = *e.bottom[0];
   const int axis = bottom.CanonicalAxisIndex(p.axis());
+  DT_RETURN_IF_ERROR(e.RequireNotBatchAxis(axis));
   std::string x = e.inputs[0];
   if (bottom.num_axes() != 2 || axis != 1) {
     const std::string flat = e.graph->Temporary(e.Name("flat"));
@@ -57,7 +58,7 @@ Status ExportInnerProduct(LayerExport& e) {
   SetAttribute(e.Node("Gemm", in, {product}), "transB",
                static_cast<int64_t>(p.transpose() ? 0 : 1));
   if (reshape) {
-    const std::string shape = e.graph->Int64s(e.Name("shape"), Dims(*e.top[0]));
+    const std::string shape = e.graph->Shape(e.Name("shape"), Dims(*e.top[0]), true);
     e.Node("Reshape", {product, shape}, {e.Output(0)}, "reshape");
   }
   return Status::Ok();

@@ -90,10 +90,17 @@ class OnnxCase(ExportCase):
             self.fail("ONNX Runtime failed on %s:\n%s" % (model, result.stdout))
         return dict(np.load(self.path("outputs.npz")))
 
-    def check_agreement(self, deploy, inputs=None, seed=3, *flags, tolerance=TOLERANCE):
-        """Random weights into `deploy`, export, run both; returns {output: max abs difference}."""
+    def check_agreement(self, deploy, inputs=None, seed=3, *flags, tolerance=TOLERANCE,
+                        batch=None):
+        """Random weights into `deploy`, export, run both; returns {output: max abs difference}.
+        With `batch`, the model is exported with --dynamic-batch and both run at that batch."""
         rng = np.random.default_rng(seed)
         net = dtrain.Net(deploy, phase=dtrain.TEST)
+        if batch is not None:
+            for name in net.inputs:
+                net.blobs[name].reshape(batch, *net.blobs[name].shape[1:])
+            net.reshape()
+            flags = flags + ("--dynamic-batch",)
         if inputs is None:
             inputs = {name: rng.standard_normal(net.blobs[name].shape).astype(np.float32)
                       for name in net.inputs}
@@ -259,6 +266,26 @@ class EveryLayerAgrees(OnnxCase):
                 self.check_agreement(model, inputs, 5, "--opset=" + opset)
 
 
+class DynamicBatchAgrees(OnnxCase):
+    """--dynamic-batch: the exported model runs at another batch than the deploy file's."""
+
+    def test_models_at_other_batches(self):
+        for deploy, batch in ((os.path.join(SOURCE, "models", "lenet_fashion", "deploy.prototxt"), 3),
+                              (os.path.join(SOURCE, "bench", "nets", "resnet50_deploy.prototxt"), 2)):
+            with self.subTest(deploy=deploy):
+                self.check_agreement(deploy, batch=batch)
+
+    def test_every_layer_type_at_another_batch(self):
+        # Along the batch: a mean over every axis, a bias learned per example.
+        text = EVERY_LAYER.replace("reduction_param { operation: MEAN }",
+                                   "reduction_param { operation: MEAN axis: 1 }")
+        text = text.replace("scale_param { axis: 0 bias_term: true }", "scale_param { axis: 0 }")
+        rng = np.random.default_rng(6)
+        inputs = {"data": rng.standard_normal((3, 4, 11, 13)).astype(np.float32),
+                  "ids": rng.integers(0, 7, (3, 5)).astype(np.float32)}
+        self.check_agreement(self.write("every_layer.prototxt", text), inputs, batch=3)
+
+
 class ModelsAgree(OnnxCase):
 
     def test_shipped_models(self):
@@ -335,6 +362,16 @@ class Refusals(ExportCase):
         for extra, message in cases.items():
             with self.subTest(message=message):
                 self.assertIn(message, self.refused(extra))
+
+    def test_a_dynamic_batch_refuses_layers_working_along_it(self):
+        for extra in ('layer { name: "join" type: "Concat" bottom: "conv" bottom: "conv" '
+                      'top: "join" concat_param { axis: 0 } }',
+                      'layer { name: "join" type: "Reduction" bottom: "conv" top: "join" }'):
+            with self.subTest(extra=extra):
+                self.assertIn("layer 'join' (%s): works along axis 0, the batch, which "
+                              "--dynamic-batch leaves open" % ("Concat" if "Concat" in extra
+                                                               else "Reduction"),
+                              self.refused(extra, "--dynamic-batch"))
 
     def test_opsets_outside_the_checked_range_are_refused(self):
         for opset in ("12", "18"):
