@@ -379,6 +379,22 @@ class Refusals(ExportCase):
                 self.assertIn("--opset %s is not supported: 13 to 17" % opset,
                               self.refused("", "--opset=" + opset))
 
+    def test_damaged_weights_name_the_file_and_leave_the_output(self):
+        model = self.write("net.prototxt", SMALL % "")
+        good = self.path("good.caffemodel")
+        dtrain.Net(model).save(good)
+        with open(good, "rb") as f:
+            data = f.read()
+        damaged = self.path("damaged.caffemodel")
+        with open(damaged, "wb") as f:
+            f.write(data[:len(data) // 2])
+        output = self.write("model.onnx", "the previous file")
+        result = self.export(model, damaged, output, expect_ok=False)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("damaged.caffemodel: truncated or corrupt", result.stdout)
+        with open(output) as f:
+            self.assertEqual(f.read(), "the previous file")
+
     def test_missing_files_name_the_flag_or_path(self):
         self.assertIn("--model=deploy.prototxt is required",
                       self.export("", expect_ok=False).stdout)
