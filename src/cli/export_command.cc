@@ -1,7 +1,6 @@
 // dtrain export onnx: a net's TEST phase with its weights as an ONNX model (export/onnx_export.h),
 // checked by ONNX's checker and written atomically, so a failed export leaves OUTPUT as it was.
 #include "cli/command.h"
-#include "core/atomic_file.h"
 #include "core/logging.h"
 #include "export/onnx_export.h"
 #include "solver/net_loading.h"
@@ -28,14 +27,11 @@ Status RunExportOnnx(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(std::unique_ptr<Net> net,
                       LoadNetForPhase(model, TEST, weights, flags.GetBool("weights-strict"), ""));
   DT_ASSIGN_OR_RETURN(const onnx::ModelProto onnx_model, ExportOnnx(*net, options));
-  std::string bytes;
-  if (!onnx_model.SerializeToString(&bytes)) {
-    return Unsupported("the model is too large for one protobuf message (2 GiB)");
-  }
-  DT_RETURN_IF_ERROR(WriteFileAtomically(output, bytes));
+  DT_RETURN_IF_ERROR(WriteOnnxModel(onnx_model, output));
   const OnnxModelSummary s = Summarize(onnx_model);
   DT_LOG(INFO) << "Wrote " << output << " (ONNX opset " << options.opset << ", " << s.nodes
-               << " nodes, " << s.parameters << " parameters, " << bytes.size() << " bytes)";
+               << " nodes, " << s.parameters << " parameters, " << onnx_model.ByteSizeLong()
+               << " bytes)";
   DT_LOG(INFO) << "  inputs: " << s.inputs;
   DT_LOG(INFO) << "  outputs: " << s.outputs;
   return Status::Ok();

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "core/atomic_file.h"
 #include "export/onnx_graph.h"
 #include "export/onnx_layer_export.h"
 #include "onnx/checker.h"
@@ -10,9 +11,8 @@
 namespace dtrain {
 namespace {
 
-bool IsDataSource(const Net& net, int i) {
-  return net.bottom_vecs()[i].empty() && std::string(net.layers()[i]->type()) != "Input";
-}
+// A layer without bottoms and without an exporter (Input and Parameter have one) reads data.
+bool IsDataSource(const Net& net, int i) { return net.bottom_vecs()[i].empty(); }
 
 bool IsTrainingOnly(const std::string& type) {
   return type == "Accuracy" || (type.size() > 4 && type.compare(type.size() - 4, 4, "Loss") == 0);
@@ -114,6 +114,11 @@ StatusOr<onnx::ModelProto> ExportOnnx(const Net& net, const OnnxExportOptions& o
     return InvalidArgument("--opset " + std::to_string(options.opset) + " is not supported: " +
                            std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
   }
+  if (net.phase() != TEST) {
+    return InvalidArgument(
+        "the net is built for the TRAIN phase; ONNX export takes a TEST-phase "
+        "net (Dropout, BatchNorm and data layers differ between the phases)");
+  }
   onnx::ModelProto model;
   model.set_ir_version(onnx::IR_VERSION);
   model.set_producer_name("dtrain");
@@ -150,6 +155,14 @@ StatusOr<onnx::ModelProto> ExportOnnx(const Net& net, const OnnxExportOptions& o
   for (int id : net.output_blob_indices()) graph.AddOutput(id);
   DT_RETURN_IF_ERROR(Check(model));
   return model;
+}
+
+Status WriteOnnxModel(const onnx::ModelProto& model, const std::string& path) {
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) {
+    return Unsupported(path + ": the model is too large for one protobuf message (2 GiB)");
+  }
+  return WriteFileAtomically(path, bytes);
 }
 
 OnnxModelSummary Summarize(const onnx::ModelProto& model) {

@@ -37,7 +37,11 @@ struct OnnxModelSummary {
   std::string inputs, outputs;  // "data 10x3x227x227, ..."
 };
 
+// `net` must be built for the TEST phase (dtrain export onnx and Python's net.export_onnx).
 StatusOr<onnx::ModelProto> ExportOnnx(const Net& net, const OnnxExportOptions& options);
+// Writes `model` to `path` atomically (an existing file stays as it was on failure); a model over
+// protobuf's 2 GiB message limit is refused.
+Status WriteOnnxModel(const onnx::ModelProto& model, const std::string& path);
 OnnxModelSummary Summarize(const onnx::ModelProto& model);
 
 }  // namespace dtrain

@@ -4,7 +4,8 @@
 //   onnx_window_layers.cc       Convolution, Deconvolution, InnerProduct, Pooling, LRN
 //   onnx_elementwise_layers.cc  activations, Power/Exp/Log, Eltwise, Scale, Bias, BatchNorm, MVN
 //   onnx_shape_layers.cc        Concat, Slice, Split, Flatten, Reshape, Crop, Tile, Softmax,
-//                               ArgMax, Dropout, Embed, ShuffleChannel, Silence
+//                               ArgMax, Reduction, Dropout, Embed, ShuffleChannel, Silence,
+//                               Parameter
 // Every mapping is exact for the TEST phase: the ONNX graph computes what the layer's forward
 // computes, for the net's shapes (the shapes are fixed: those the net was built with). A
 // configuration with no exact equivalent is refused with the layer's name and the reason.

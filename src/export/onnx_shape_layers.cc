@@ -1,6 +1,6 @@
 // Exporters of the layers that move, pick or rearrange values: Concat, Slice, Split, Flatten,
-// Reshape, Crop, Tile, Softmax, ArgMax, Reduction, Dropout, Embed, ShuffleChannel, Silence (see
-// onnx_layer_export.h). Shapes are the net's, so reshapes write the top's dims.
+// Reshape, Crop, Tile, Softmax, ArgMax, Reduction, Dropout, Embed, ShuffleChannel, Silence,
+// Parameter (see onnx_layer_export.h). Shapes are the net's, so reshapes write the top's dims.
 #include "export/onnx_layer_export.h"
 #include "proto/layer_params.pb.h"
 
@@ -229,6 +229,11 @@ void AddShapeExporters(ExporterTable* table) {
     return Status::Ok();
   };
   (*table)["Silence"] = [](LayerExport&) { return Status::Ok(); };
+  (*table)["Parameter"] = [](LayerExport& e) {  // its blob as an initializer
+    const std::string blob = e.graph->Weights(e.Name("value"), *e.layer.blobs()[0]);
+    e.Node("Identity", {blob}, {e.Output(0)});
+    return Status::Ok();
+  };
 }
 
 }  // namespace dtrain

@@ -7,6 +7,7 @@
 
 #include "core/proto_checksum.h"
 #include "core/proto_io.h"
+#include "export/onnx_export.h"
 #include "net/read_net.h"
 #include "python/python_errors.h"
 #include "python/tensor_views.h"
@@ -181,6 +182,19 @@ void BindNet(py::module_& m) {
           "save", [](const NetHandle& h, const std::string& path) { SaveWeights(*h.net, path); },
           py::arg("path"),
           "writes the parameters as a .caffemodel (a path ending .h5: Caffe's HDF5 weights)")
+      .def(
+          "export_onnx",
+          [](const NetHandle& h, const std::string& path, int opset, bool dynamic_batch) {
+            OnnxExportOptions options;
+            options.opset = opset;
+            options.dynamic_batch = dynamic_batch;
+            options.producer_version = "dtrain Python module";
+            const onnx::ModelProto model = ValueOrThrow(ExportOnnx(*h.net, options));
+            ThrowIfError(WriteOnnxModel(model, path));
+          },
+          py::arg("path"), py::arg("opset") = kDefaultOpset, py::arg("dynamic_batch") = false,
+          "writes the net (TEST phase) and its current parameters as an ONNX model, as `dtrain "
+          "export onnx` does (docs/onnx.md)")
       .def(
           "copy_from",
           [](NetHandle& h, const std::string& weights) {

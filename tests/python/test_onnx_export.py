@@ -240,6 +240,9 @@ layer { name: "conv2/relu" type: "ReLU" bottom: "conv2" top: "conv2" }
 layer { name: "drop" type: "Dropout" bottom: "conv2" top: "conv2" }
 layer { name: "bn3" type: "BatchNorm" bottom: "conv2" top: "bn3" }
 layer { name: "scale3" type: "Scale" bottom: "bn3" top: "scale3" }
+layer { name: "learned" type: "Parameter" top: "learned"
+  parameter_param { shape { dim: 6 dim: 6 dim: 7 } } }
+layer { name: "plus_learned" type: "Bias" bottom: "conv2" bottom: "learned" top: "plus_learned" }
 layer { name: "twin_a" type: "Convolution" bottom: "pool_edges" top: "twin_a"
   param { name: "twin_weights" } param { name: "twin_bias" }
   convolution_param { num_output: 3 kernel_size: 2 } }
@@ -261,9 +264,34 @@ class EveryLayerAgrees(OnnxCase):
         self.assertIn("embed", differences)
         self.assertNotIn("bnll", differences)  # silenced
         self.assertIn("twin_b", differences)
+        self.assertIn("plus_learned", differences)
         for opset in ("14", "17"):
             with self.subTest(opset=opset):
                 self.check_agreement(model, inputs, 5, "--opset=" + opset)
+
+
+class PythonExportAgrees(OnnxCase):
+    """net.export_onnx from the Python module writes the net's current parameters."""
+
+    def test_a_net_edited_in_python_exports_as_it_computes(self):
+        deploy = os.path.join(SOURCE, "models", "cifar10_quick", "deploy.prototxt")
+        rng = np.random.default_rng(8)
+        net = dtrain.Net(deploy, phase=dtrain.TEST)
+        inputs = {"data": rng.standard_normal(net.blobs["data"].shape).astype(np.float32)}
+        randomize(net, inputs, rng)
+        net.params["conv1"][0].data[...] *= -1  # surgery after the random draw
+        expected = net.forward(**inputs)["prob"].copy()
+        net.export_onnx(self.path("edited.onnx"), opset=17)
+        got = self.run_onnx(self.path("edited.onnx"), inputs)["prob"]
+        self.assertLessEqual(float(np.abs(got - expected).max()), TOLERANCE)
+
+    def test_a_train_phase_net_is_refused(self):
+        net = dtrain.Net(os.path.join(SOURCE, "models", "cifar10_quick", "deploy.prototxt"),
+                         phase=dtrain.TRAIN)
+        with self.assertRaisesRegex(dtrain.Error, "built for the TRAIN phase; ONNX export takes "
+                                                  "a TEST-phase net"):
+            net.export_onnx(self.path("train.onnx"))
+        self.assertFalse(os.path.exists(self.path("train.onnx")))
 
 
 class DynamicBatchAgrees(OnnxCase):
