@@ -110,6 +110,10 @@ std::vector<Case> ExtraCases() {
       {R"(type: "Convolution" convolution_param { num_output: 16 kernel_size: 3 dilation: 3
           group: 2 stride: 2 })",
        {{1, 4, 17, 17}}},
+      // 3x3 stride 1 in training: Winograd with AVX-512, here with odd sizes and no padding.
+      {R"(type: "Convolution" convolution_param { num_output: 7 kernel_size: 3
+          weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } })",
+       {{3, 5, 9, 11}}},
       // Output channels in no whole 16-channel block: channels-last (nhwc) with AVX-512.
       {R"(type: "Convolution" convolution_param { num_output: 24 kernel_size: 3 pad: 1 stride: 2
           weight_filler { type: "gaussian" } })",

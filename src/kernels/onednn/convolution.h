@@ -28,6 +28,9 @@ class Convolution : public WeightedKernel {
   friend StatusOr<std::unique_ptr<I>> CreateKernel(const char*, const P&...);
   Convolution() = default;
   Status Init(const kernels::ConvolutionShape& shape, bool bias, bool training, Scratch* scratch);
+  // The primitives of one algorithm (Init tries Winograd first where it may apply).
+  Status Build(const kernels::ConvolutionShape& shape, bool bias, bool training,
+               dnnl::algorithm algo);
 };
 
 }  // namespace dtrain::onednn
