@@ -18,6 +18,12 @@ memory::desc BlockedDesc4d(const Dims& dims) {
       BlocksOf16Channels() ? memory::format_tag::nChw16c : memory::format_tag::nChw8c);
 }
 
+dnnl::primitive_attr UserScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 memory UserMemory(const CpuContext& context, const Dims& dims) {
   return memory(PlainDesc(dims), context.engine, DNNL_MEMORY_NONE);
 }

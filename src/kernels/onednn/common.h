@@ -41,6 +41,12 @@ inline void Bind(dnnl::memory& memory, const float* data) {
   memory.set_data_handle(const_cast<float*>(data));
 }
 
+// Attributes that make a primitive take its scratchpad (oneDNN's working memory, e.g. Winograd's
+// transformed tiles) from the caller as DNNL_ARG_SCRATCHPAD instead of oneDNN's own global buffer,
+// so that the net's Scratch holds it, sized at creation (pd.scratchpad_desc()) and shared with
+// the relaid tensors of the same call.
+dnnl::primitive_attr UserScratchpad();
+
 // Runs `create` (which builds primitives and returns a Status), turning a oneDNN error into a
 // Status that says which primitive declined and why.
 template <typename Create>

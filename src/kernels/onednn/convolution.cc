@@ -1,5 +1,7 @@
 #include "kernels/onednn/convolution.h"
 
+#include <string>
+
 #include "kernels/onednn/memory_layout.h"
 
 namespace dtrain::onednn {
@@ -67,26 +69,15 @@ Status Convolution::Build(const kernels::ConvolutionShape& s, bool bias, bool tr
   auto activation = [&](const Dims& d) {
     return channels_last ? memory::desc(d, memory::data_type::f32, tag::nhwc) : any(d);
   };
+  // All primitives exist before any Scratch is reserved, so that a declined Winograd attempt
+  // leaves no reservation behind; their scratchpads come from the net's Scratch too.
+  const dnnl::primitive_attr attr = UserScratchpad();
   const convolution_forward::primitive_desc forward_pd(
       convolution_forward::desc(
           training ? prop_kind::forward_training : prop_kind::forward_inference, algo,
           activation(src_dims), any(weight_dims), bias_desc, activation(dst_dims), strides, dilates,
           padding, padding),
-      context_.engine);
-  // Activations stay in the layouts the forward primitive chose, for the neighbouring layers
-  // that take them (core/tensor.h); weights stay plain for the solver.
-  layouts_ = {LayoutFor(context_, forward_pd.src_desc()),
-              LayoutFor(context_, forward_pd.dst_desc())};
-  const UserLayouts user = {DescOf(layouts_.src, src_dims), PlainDesc(weight_dims),
-                            DescOf(layouts_.dst, dst_dims), bias_desc};
-  passes_.SetForward(context_, scratch_.get(), user, forward_pd);
-  implementation_ = forward_pd.impl_info_str();
-  if (!training) return Status::Ok();
-
-  const convolution_backward_data::primitive_desc data_pd(
-      convolution_backward_data::desc(algo, activation(src_dims), any(weight_dims),
-                                      activation(dst_dims), strides, dilates, padding, padding),
-      context_.engine, forward_pd);
+      attr, context_.engine);
   // With fewer than 8 input channels per group (a first layer on raw images) and AVX2, the
   // blocked backward-weights kernel has nothing to vectorise over and ran several times slower
   // than oneDNN's GEMM-based one on the plain layouts (LeNet's conv1, AMD EPYC). With AVX-512 it
@@ -96,11 +87,28 @@ Status Convolution::Build(const kernels::ConvolutionShape& s, bool bias, bool tr
   const bool depthwise = s.groups > 1 && s.in_channels == s.groups;
   const bool flat_src = !depthwise && s.in_channels / s.groups < 8 && !BlocksOf16Channels();
   const memory::desc plain_src = PlainDesc(src_dims), plain_dst = PlainDesc(dst_dims);
-  const convolution_backward_weights::primitive_desc weights_pd(
-      convolution_backward_weights::desc(
-          algo, flat_src ? plain_src : activation(src_dims), any(weight_dims), bias_desc,
-          flat_src ? plain_dst : activation(dst_dims), strides, dilates, padding, padding),
-      context_.engine, forward_pd);
+  convolution_backward_data::primitive_desc data_pd;
+  convolution_backward_weights::primitive_desc weights_pd;
+  if (training) {
+    data_pd = convolution_backward_data::primitive_desc(
+        convolution_backward_data::desc(algo, activation(src_dims), any(weight_dims),
+                                        activation(dst_dims), strides, dilates, padding, padding),
+        attr, context_.engine, forward_pd);
+    weights_pd = convolution_backward_weights::primitive_desc(
+        convolution_backward_weights::desc(
+            algo, flat_src ? plain_src : activation(src_dims), any(weight_dims), bias_desc,
+            flat_src ? plain_dst : activation(dst_dims), strides, dilates, padding, padding),
+        attr, context_.engine, forward_pd);
+  }
+  // Activations stay in the layouts the forward primitive chose, for the neighbouring layers
+  // that take them (core/tensor.h); weights stay plain for the solver.
+  layouts_ = {LayoutFor(context_, forward_pd.src_desc()),
+              LayoutFor(context_, forward_pd.dst_desc())};
+  const UserLayouts user = {DescOf(layouts_.src, src_dims), PlainDesc(weight_dims),
+                            DescOf(layouts_.dst, dst_dims), bias_desc};
+  passes_.SetForward(context_, scratch_.get(), user, forward_pd);
+  implementation_ = forward_pd.impl_info_str();
+  if (!training) return Status::Ok();
   passes_.SetBackward(context_, scratch_.get(), user, data_pd, weights_pd);
 
   const std::string data_impl = data_pd.impl_info_str();

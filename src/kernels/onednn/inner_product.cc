@@ -28,22 +28,23 @@ Status InnerProduct::Init(const kernels::InnerProductShape& s, bool bias, bool t
     return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
   };
 
+  const dnnl::primitive_attr attr = UserScratchpad();  // from the net's Scratch
   const inner_product_forward::primitive_desc forward_pd(
       inner_product_forward::desc(
           training ? prop_kind::forward_training : prop_kind::forward_inference, any(src_dims),
           any(weight_dims), user.bias, any(dst_dims)),
-      context_.engine);
+      attr, context_.engine);
   passes_.SetForward(context_, scratch_.get(), user, forward_pd);
   implementation_ = forward_pd.impl_info_str();
   if (!training) return Status::Ok();
 
   const inner_product_backward_data::primitive_desc data_pd(
-      inner_product_backward_data::desc(any(src_dims), any(weight_dims), any(dst_dims)),
+      inner_product_backward_data::desc(any(src_dims), any(weight_dims), any(dst_dims)), attr,
       context_.engine, forward_pd);
   const inner_product_backward_weights::primitive_desc weights_pd(
       inner_product_backward_weights::desc(any(src_dims), any(weight_dims), user.bias,
                                            any(dst_dims)),
-      context_.engine, forward_pd);
+      attr, context_.engine, forward_pd);
   passes_.SetBackward(context_, scratch_.get(), user, data_pd, weights_pd);
   return Status::Ok();
 }

@@ -1,5 +1,7 @@
 #include "kernels/onednn/weighted_passes.h"
 
+#include <algorithm>
+
 namespace dtrain::onednn {
 
 using dnnl::memory;
@@ -7,7 +9,7 @@ using dnnl::memory;
 void WeightedPasses::SetForward(const CpuContext& context, Scratch* scratch,
                                 const UserLayouts& user, dnnl::primitive forward,
                                 const memory::desc& src, const memory::desc& weights,
-                                const memory::desc& dst) {
+                                const memory::desc& dst, const memory::desc& scratchpad) {
   scratch_ = scratch;
   bias_ = user.bias != memory::desc();
   forward_ = forward;
@@ -15,8 +17,10 @@ void WeightedPasses::SetForward(const CpuContext& context, Scratch* scratch,
   fwd_weights_ = Relayout(context, user.weights, weights, scratch);
   fwd_dst_ = Relayout(context, user.dst, dst, scratch);
   if (bias_) fwd_bias_ = memory(user.bias, context.engine, DNNL_MEMORY_NONE);
+  fwd_scratchpad_ = memory(scratchpad, context.engine, DNNL_MEMORY_NONE);
+  fwd_scratchpad_bytes_ = scratchpad.get_size();
   scratch->Reserve(fwd_src_.scratch_bytes() + fwd_weights_.scratch_bytes() +
-                   fwd_dst_.scratch_bytes());
+                   fwd_dst_.scratch_bytes() + Scratch::Rounded(fwd_scratchpad_bytes_));
 }
 
 void WeightedPasses::SetBackward(const CpuContext& context, Scratch* scratch,
@@ -25,7 +29,9 @@ void WeightedPasses::SetBackward(const CpuContext& context, Scratch* scratch,
                                  const memory::desc& data_weights, const memory::desc& diff_src,
                                  dnnl::primitive weights, const memory::desc& weights_src,
                                  const memory::desc& weights_diff_dst,
-                                 const memory::desc& diff_weights, const memory::desc& diff_bias) {
+                                 const memory::desc& diff_weights, const memory::desc& diff_bias,
+                                 const memory::desc& data_scratchpad,
+                                 const memory::desc& weights_scratchpad) {
   backward_data_ = data;
   bwd_data_diff_dst_ = Relayout(context, user.dst, data_diff_dst, scratch);
   bwd_data_weights_ = Relayout(context, user.weights, data_weights, scratch);
@@ -36,14 +42,29 @@ void WeightedPasses::SetBackward(const CpuContext& context, Scratch* scratch,
   diff_weights_ = Accumulator(context, user.weights, diff_weights);
   if (bias_) diff_bias_ = Accumulator(context, user.bias, diff_bias);
   shared_diff_dst_ = data_diff_dst == weights_diff_dst;
+  bwd_data_scratchpad_ = memory(data_scratchpad, context.engine, DNNL_MEMORY_NONE);
+  bwd_weights_scratchpad_ = memory(weights_scratchpad, context.engine, DNNL_MEMORY_NONE);
+  bwd_scratchpad_bytes_ = std::max(data_scratchpad.get_size(), weights_scratchpad.get_size());
   scratch->Reserve(bwd_weights_src_.scratch_bytes() + bwd_weights_diff_dst_.scratch_bytes() +
                    bwd_data_diff_dst_.scratch_bytes() + bwd_data_weights_.scratch_bytes() +
-                   bwd_data_diff_src_.scratch_bytes());
+                   bwd_data_diff_src_.scratch_bytes() + Scratch::Rounded(bwd_scratchpad_bytes_));
+}
+
+void WeightedPasses::TakeScratchpad(size_t bytes,
+                                    std::initializer_list<std::pair<memory*, Args*>> uses) {
+  if (bytes == 0) return;
+  void* region = scratch_->Take(bytes);
+  for (const auto& [scratchpad, args] : uses) {
+    if (scratchpad->get_desc().get_size() == 0) continue;
+    scratchpad->set_data_handle(region);
+    (*args)[DNNL_ARG_SCRATCHPAD] = *scratchpad;
+  }
 }
 
 void WeightedPasses::Forward(CpuContext& context, const float* src, const float* weights,
                              const float* bias, float* dst) {
   scratch_->Reset();
+  TakeScratchpad(fwd_scratchpad_bytes_, {{&fwd_scratchpad_, &fwd_args_}});
   fwd_args_[DNNL_ARG_SRC] = fwd_src_.In(context, src);
   fwd_args_[DNNL_ARG_WEIGHTS] = fwd_weights_.In(context, weights);
   fwd_args_[DNNL_ARG_DST] = fwd_dst_.Target(dst);
@@ -59,6 +80,8 @@ void WeightedPasses::Backward(CpuContext& context, const float* src, const float
                               const float* weights, float* diff_src, float* diff_weights,
                               float* diff_bias) {
   scratch_->Reset();
+  TakeScratchpad(bwd_scratchpad_bytes_, {{&bwd_weights_scratchpad_, &bwd_weights_args_},
+                                         {&bwd_data_scratchpad_, &bwd_data_args_}});
   const bool weights_pass = diff_weights || diff_bias;
   if (weights_pass) {
     bwd_weights_args_[DNNL_ARG_SRC] = bwd_weights_src_.In(context, src);
