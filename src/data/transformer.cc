@@ -161,6 +161,33 @@ void DataTransformer::ApplyInterleaved3(const Window& window, const uint8_t* pix
   }
 }
 
+// Apply's formula, (pixel - mean_row[w]) * scale, evaluated alike, so the results are identical.
+void DataTransformer::ApplyInterleaved3MeanImage(const Window& window, const uint8_t* pixels,
+                                                 int in_height, int in_width, float* out) const {
+  const float scale = param_.scale();
+  const int64_t in_plane = static_cast<int64_t>(in_height) * in_width;
+  const int width = window.width;
+  const int64_t plane = static_cast<int64_t>(window.height) * width;
+  for (int h = 0; h < window.height; ++h) {
+    const int64_t y = window.h_off + h;
+    const uint8_t* src = pixels + (y * in_width + window.w_off) * 3;
+    const float* mean_b = mean_.data() + y * in_width + window.w_off;
+    const float* mean_g = mean_b + in_plane;
+    const float* mean_r = mean_g + in_plane;
+    float* b = out + static_cast<int64_t>(h) * width;
+    float* g = b + plane;
+    float* r = g + plane;
+    const int first = window.mirror ? width - 1 : 0;
+    const int step = window.mirror ? -1 : 1;
+    for (int w = 0, x = first; w < width; ++w, x += step) {
+      const uint8_t* p = src + 3 * w;
+      b[x] = (static_cast<float>(p[0]) - mean_b[w]) * scale;
+      g[x] = (static_cast<float>(p[1]) - mean_g[w]) * scale;
+      r[x] = (static_cast<float>(p[2]) - mean_r[w]) * scale;
+    }
+  }
+}
+
 Status DataTransformer::Transform(const Datum& datum, float* out) {
   DT_RETURN_IF_ERROR(CheckFits(datum));
   if (!datum.data().empty()) {
@@ -185,7 +212,9 @@ Status DataTransformer::Transform(const PixelView& image, Rng& rng, float* out) 
   const Window window = Draw(image.height, image.width, rng);
   const uint8_t* pixels = image.pixels;
   const int channels = image.channels, in_height = image.height, in_width = image.width;
-  if (image.interleaved && channels == 3 && !has_mean_file_) {
+  if (image.interleaved && channels == 3 && has_mean_file_) {
+    ApplyInterleaved3MeanImage(window, pixels, in_height, in_width, out);
+  } else if (image.interleaved && channels == 3) {
     ApplyInterleaved3(window, pixels, in_width, out);
   } else if (image.interleaved) {
     Apply(

@@ -93,6 +93,9 @@ class DataTransformer {
   // Apply for 3-channel HWC pixels without a mean file, row by row: the hot path of ImageData.
   void ApplyInterleaved3(const Window& window, const uint8_t* pixels, int in_width,
                          float* out) const;
+  // The same with a mean file: each value's mean from the mean image's rows, read alongside.
+  void ApplyInterleaved3MeanImage(const Window& window, const uint8_t* pixels, int in_height,
+                                  int in_width, float* out) const;
 
   Tensor mean_;  // the mean image, {C, H, W}, when mean_file is set
   bool has_mean_file_ = false;
