@@ -32,10 +32,18 @@ Status ApplyThreadsFlag(const Flags& flags) {
   int threads = 0;
   if (flags.Has("threads")) {
     DT_ASSIGN_OR_RETURN(threads, flags.GetInt("threads"));
-    if (threads < 0) return InvalidArgument("--threads must be 0 (all cores) or positive");
+    if (threads < 0)
+      return InvalidArgument("--threads must be 0 (the default: idle usable cores) or positive");
   }
-  // The thread count changes speed, never results.
-  kernels::SetComputeThreads(threads == 0 ? kernels::DefaultComputeThreads() : threads);
+  // The thread count changes speed, and the last bits of oneDNN's sums (kernels/compute_threads.h).
+  if (threads > 0) {
+    kernels::SetComputeThreads(threads);
+    return Status::Ok();
+  }
+  const kernels::ThreadChoice choice = kernels::DefaultComputeThreads();
+  DT_LOG(INFO) << "Computing on " << choice.threads
+               << (choice.threads == 1 ? " thread (" : " threads (") << choice.why << ")";
+  kernels::SetComputeThreads(choice.threads);
   return Status::Ok();
 }
 
@@ -240,7 +248,10 @@ Command TrainCommand() {
             "with --weights: a layer of the net or of a file with parameters "
             "and no namesake on the other side is an error",
             true},
-           {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else all cores", false, "0"},
+           {"threads",
+            "compute threads; 0 = $OMP_NUM_THREADS if set, else the usable cores other processes "
+            "leave idle",
+            false, "0"},
            {"iterations", "override the solver's max_iter"},
            {"log-dir",
             "write every rank's log to DIR/rank_<rank>.log (only rank 0 logs to the "

@@ -9,8 +9,13 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
-#include <thread>
+#include <optional>
+
+#include "core/machine_cores.h"
 
 namespace dtrain::kernels {
 namespace {
@@ -33,10 +38,24 @@ void SetComputeThreads(int threads) {
   FlushDenormalsOnThisThread();
 }
 
-int DefaultComputeThreads() {
+ThreadChoice DefaultComputeThreads() {
   const char* env = std::getenv("OMP_NUM_THREADS");
-  if (env != nullptr && std::atoi(env) > 0) return std::atoi(env);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (env != nullptr && std::atoi(env) > 0) {
+    return {std::atoi(env), std::string("OMP_NUM_THREADS=") + env};
+  }
+  const int cores = UsableCores();
+  const std::string usable =
+      std::to_string(cores) + (cores == 1 ? " usable core" : " usable cores");
+  const std::optional<double> others = CoresBusyWithOthers(std::chrono::milliseconds(100));
+  if (!others) return {cores, usable + " (/proc/stat unreadable: their load unknown)"};
+  // A core counts as taken from half a core's use on: from there, a thread sharing it runs
+  // slower than one thread fewer would.
+  const int busy = std::min(cores - 1, static_cast<int>(std::floor(*others + 0.5)));
+  char load[32];
+  std::snprintf(load, sizeof(load), "%.1f", *others);
+  if (busy <= 0) return {cores, usable + ", other processes using " + load + " of them"};
+  return {cores - busy, usable + ", other processes using " + load +
+                            " of them; --threads=" + std::to_string(cores) + " to compute on all"};
 }
 
 }  // namespace dtrain::kernels

@@ -20,7 +20,7 @@ PYBIND11_MODULE(_dtrain, m) {
   m.doc() = "dtrain's nets, solvers and files (the C++ half of the dtrain package)";
   // As `dtrain train` starts: its default threads, and denormals flushed on this thread and the
   // compute threads (kernels/compute_threads.h), so that results equal the command's.
-  dtrain::kernels::SetComputeThreads(dtrain::kernels::DefaultComputeThreads());
+  dtrain::kernels::SetComputeThreads(dtrain::kernels::DefaultComputeThreads().threads);
   dtrain::python::BindErrors(m);
   dtrain::python::BindBlob(m);
   dtrain::python::BindNet(m);
@@ -34,5 +34,6 @@ PYBIND11_MODULE(_dtrain, m) {
         dtrain::kernels::SetComputeThreads(threads);
       },
       py::arg("threads"),
-      "the threads dtrain computes on (oneDNN's and OpenBLAS's); changes speed, never results");
+      "the threads dtrain computes on (oneDNN's and OpenBLAS's); changes speed, and with oneDNN's "
+      "kernels the last bits of results");
 }
