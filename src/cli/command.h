@@ -46,7 +46,8 @@ std::string DtrainVersion();
 Command SplitListCommand();
 Command PlotCommand();  // plot_command.cc
 
-// Applies --threads (0 or absent: kernels::DefaultComputeThreads, logged) to the BLAS and any kernel thread pools.
+// Applies --threads (0 or absent: kernels::DefaultComputeThreads, logged) to the BLAS and any
+// kernel thread pools.
 Status ApplyThreadsFlag(const Flags& flags);
 
 }  // namespace dtrain

@@ -141,7 +141,10 @@ Command TimeCommand() {
             "on the other side is an error",
             true},
            {"iterations", "timed iterations", false, "50"},
-           {"threads", "compute threads; 0 = $OMP_NUM_THREADS if set, else the usable cores other processes leave idle", false, "0"},
+           {"threads",
+            "compute threads; 0 = $OMP_NUM_THREADS if set, else the usable cores other processes "
+            "leave idle",
+            false, "0"},
            {"engine",
             "force one engine on every layer: onednn or reference (default: each "
             "layer's own choice)"},

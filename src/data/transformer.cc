@@ -127,25 +127,14 @@ void DataTransformer::Apply(const Window& window, int channels, int in_height, i
   }
 }
 
-// The same formula as Apply, (pixel - mean[c]) * scale, in the order the pixels lie: each source
-// row is read once, front to back, and its B, G, R values go to the three output planes (Apply
-// walks the image once per channel, striding over the other two). The formula is evaluated once
-// per channel and 8-bit value, into a table, so the loop only looks values up: the results are
-// identical and the loop is a third of the work.
+template <typename Value>
 void DataTransformer::ApplyInterleaved3(const Window& window, const uint8_t* pixels, int in_width,
-                                        float* out) const {
-  const float scale = param_.scale();
-  const int means = param_.mean_value_size();
-  float table[3][256];
-  for (int c = 0; c < 3; ++c) {
-    const float mean = means == 0 ? 0.f : param_.mean_value(means == 1 ? 0 : c);
-    for (int v = 0; v < 256; ++v) table[c][v] = (static_cast<float>(v) - mean) * scale;
-  }
+                                        const Value& value, float* out) const {
   const int width = window.width;
   const int64_t plane = static_cast<int64_t>(window.height) * width;
   for (int h = 0; h < window.height; ++h) {
-    const uint8_t* src =
-        pixels + (static_cast<int64_t>(window.h_off + h) * in_width + window.w_off) * 3;
+    const int64_t y = window.h_off + h;
+    const uint8_t* src = pixels + (y * in_width + window.w_off) * 3;
     float* b = out + static_cast<int64_t>(h) * width;
     float* g = b + plane;
     float* r = g + plane;
@@ -154,36 +143,10 @@ void DataTransformer::ApplyInterleaved3(const Window& window, const uint8_t* pix
     const int step = window.mirror ? -1 : 1;
     for (int w = 0, x = first; w < width; ++w, x += step) {
       const uint8_t* p = src + 3 * w;
-      b[x] = table[0][p[0]];
-      g[x] = table[1][p[1]];
-      r[x] = table[2][p[2]];
-    }
-  }
-}
-
-// Apply's formula, (pixel - mean_row[w]) * scale, evaluated alike, so the results are identical.
-void DataTransformer::ApplyInterleaved3MeanImage(const Window& window, const uint8_t* pixels,
-                                                 int in_height, int in_width, float* out) const {
-  const float scale = param_.scale();
-  const int64_t in_plane = static_cast<int64_t>(in_height) * in_width;
-  const int width = window.width;
-  const int64_t plane = static_cast<int64_t>(window.height) * width;
-  for (int h = 0; h < window.height; ++h) {
-    const int64_t y = window.h_off + h;
-    const uint8_t* src = pixels + (y * in_width + window.w_off) * 3;
-    const float* mean_b = mean_.data() + y * in_width + window.w_off;
-    const float* mean_g = mean_b + in_plane;
-    const float* mean_r = mean_g + in_plane;
-    float* b = out + static_cast<int64_t>(h) * width;
-    float* g = b + plane;
-    float* r = g + plane;
-    const int first = window.mirror ? width - 1 : 0;
-    const int step = window.mirror ? -1 : 1;
-    for (int w = 0, x = first; w < width; ++w, x += step) {
-      const uint8_t* p = src + 3 * w;
-      b[x] = (static_cast<float>(p[0]) - mean_b[w]) * scale;
-      g[x] = (static_cast<float>(p[1]) - mean_g[w]) * scale;
-      r[x] = (static_cast<float>(p[2]) - mean_r[w]) * scale;
+      const int64_t at = y * in_width + window.w_off + w;  // in one plane of the input
+      b[x] = value(0, at, p[0]);
+      g[x] = value(1, at, p[1]);
+      r[x] = value(2, at, p[2]);
     }
   }
 }
@@ -212,10 +175,28 @@ Status DataTransformer::Transform(const PixelView& image, Rng& rng, float* out) 
   const Window window = Draw(image.height, image.width, rng);
   const uint8_t* pixels = image.pixels;
   const int channels = image.channels, in_height = image.height, in_width = image.width;
+  const float scale = param_.scale();
   if (image.interleaved && channels == 3 && has_mean_file_) {
-    ApplyInterleaved3MeanImage(window, pixels, in_height, in_width, out);
+    // Apply's formula, (pixel - mean image) * scale, evaluated alike: identical results.
+    const float* mean = mean_.data();
+    const int64_t in_plane = static_cast<int64_t>(in_height) * in_width;
+    ApplyInterleaved3(
+        window, pixels, in_width,
+        [&](int c, int64_t at, uint8_t v) {
+          return (static_cast<float>(v) - mean[c * in_plane + at]) * scale;
+        },
+        out);
   } else if (image.interleaved && channels == 3) {
-    ApplyInterleaved3(window, pixels, in_width, out);
+    // Apply's formula, (pixel - mean[c]) * scale, evaluated once per channel and 8-bit value
+    // into a table, so the loop only looks values up: identical results, a third of the work.
+    const int means = param_.mean_value_size();
+    float table[3][256];
+    for (int c = 0; c < 3; ++c) {
+      const float mean = means == 0 ? 0.f : param_.mean_value(means == 1 ? 0 : c);
+      for (int v = 0; v < 256; ++v) table[c][v] = (static_cast<float>(v) - mean) * scale;
+    }
+    ApplyInterleaved3(
+        window, pixels, in_width, [&](int c, int64_t, uint8_t v) { return table[c][v]; }, out);
   } else if (image.interleaved) {
     Apply(
         window, channels, in_height, in_width,

@@ -90,12 +90,13 @@ class DataTransformer {
   template <typename Pixel>
   void Apply(const Window& window, int channels, int in_height, int in_width, const Pixel& pixel,
              float* out) const;
-  // Apply for 3-channel HWC pixels without a mean file, row by row: the hot path of ImageData.
+  // Apply for 3-channel HWC pixels, row by row: the hot path of ImageData. Each source row is read
+  // once, front to back, and its B, G, R values go to the three output planes as
+  // value(channel, y, x, pixel) (Apply walks the image once per channel, striding over the
+  // other two).
+  template <typename Value>
   void ApplyInterleaved3(const Window& window, const uint8_t* pixels, int in_width,
-                         float* out) const;
-  // The same with a mean file: each value's mean from the mean image's rows, read alongside.
-  void ApplyInterleaved3MeanImage(const Window& window, const uint8_t* pixels, int in_height,
-                                  int in_width, float* out) const;
+                         const Value& value, float* out) const;
 
   Tensor mean_;  // the mean image, {C, H, W}, when mean_file is set
   bool has_mean_file_ = false;
