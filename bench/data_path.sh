@@ -29,7 +29,7 @@ die() { echo "bench/data_path.sh: $*" >&2; exit 1; }
 
 declare -A BATCH=([cifar10_full]=100 [resnet50]=16)
 declare -A WARMUP=([cifar10_full]=2 [resnet50]=1)
-declare -A ITERS=([cifar10_full]=100 [resnet50]=4)  # a few seconds or more: this VM is noisy
+declare -A ITERS=([cifar10_full]=100 [resnet50]=10)  # 5-20 s per run: this VM is noisy
 declare -A IMAGES=([cifar10_full]=2000 [resnet50]=200)  # fewer than the run reads: epochs wrap
 declare -A IMAGE_SIZE=([cifar10_full]="32 32" [resnet50]="375 500")
 for net in $NETS; do [ -n "${BATCH[$net]:-}" ] || die "unknown net '$net' (cifar10_full, resnet50)"; done

@@ -21,13 +21,19 @@ steps_seconds() {
 }
 max_rss_mb() { awk -F': ' '/Maximum resident set size/ { printf "%.0f\n", $2 / 1024 }' "$1"; }
 
-# One `dtrain train` run of W + K + 1 steps (0 .. W + K) at N threads, timed from the display line
-# of step W to that of step W + K, so that start-up, net construction and warmup stay out; its log
-# and /usr/bin/time -v report are BASE.log and BASE.time.
+# One `dtrain train` run of W + K + 1 steps (0 .. W + K) at N threads (0: dtrain's default, with
+# OMP_NUM_THREADS and OPENBLAS_NUM_THREADS unset), timed from the display line of step W to that
+# of step W + K, so that start-up, net construction and warmup stay out; its log and
+# /usr/bin/time -v report are BASE.log and BASE.time.
 #   dtrain_train_rate DTRAIN SOLVER N W K BATCH BASE -> "img_per_s peak_rss_mib"
 dtrain_train_rate() {
-  local dtrain=$1 solver=$2 n=$3 w=$4 k=$5 batch=$6 base=$7 t_k
-  OMP_NUM_THREADS=$n OPENBLAS_NUM_THREADS=$n /usr/bin/time -v -o "$base.time" \
+  local dtrain=$1 solver=$2 n=$3 w=$4 k=$5 batch=$6 base=$7 t_k env=()
+  if [ "$n" -gt 0 ]; then
+    env=(OMP_NUM_THREADS="$n" OPENBLAS_NUM_THREADS="$n")
+  else
+    env=(-u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS)
+  fi
+  env "${env[@]}" /usr/bin/time -v -o "$base.time" \
     "$dtrain" train --solver="$solver" --iterations="$((w + k + 1))" --threads="$n" \
     >"$base.log" 2>&1 || { echo "bench: dtrain failed, see $base.log" >&2; return 1; }
   t_k=$(steps_seconds "$base.log" "$w" "$((w + k))") ||
@@ -36,7 +42,8 @@ dtrain_train_rate() {
     'BEGIN { if (d <= 0) { print "nan", rss } else printf "%.2f %s\n", k * b / d, rss }'
 }
 
-# PyTorch's side (bench/torch_bench.py): W untimed and K timed steps of a net at N threads in one
+# PyTorch's side (bench/torch_bench.py): W untimed and K timed steps of a net at N threads (0: its
+# default, with OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS unset) in one
 # setting (eager-nchw, eager-channels_last, compile-nchw, compile-channels_last); its line and
 # stderr are BASE.log and BASE.err.
 #   torch_train_rate PYTHON NET N W K SETTING BASE -> "img_per_s peak_rss_mib"
@@ -47,7 +54,9 @@ torch_train_rate() {
     *) echo "bench: unknown PyTorch setting '$setting'" >&2; return 1 ;;
   esac
   flags+=(--layout "${setting#*-}")
-  line=$(OMP_NUM_THREADS=$n OPENBLAS_NUM_THREADS=$n $python bench/torch_bench.py "$net" \
+  local env=(-u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS -u MKL_NUM_THREADS)
+  [ "$n" -gt 0 ] && env=(OMP_NUM_THREADS="$n" OPENBLAS_NUM_THREADS="$n")
+  line=$(env "${env[@]}" $python bench/torch_bench.py "$net" \
     --threads "$n" --iters "$k" --warmup "$w" "${flags[@]}" 2>"$base.err") ||
     { echo "bench: torch_bench failed, see $base.err" >&2; return 1; }
   echo "$line" >"$base.log"

@@ -2,12 +2,15 @@
 # Sharing the machine (issue 16): training throughput of dtrain and PyTorch while one other
 # process keeps one core busy (a shell loop: what a data server or any other job beside training
 # costs, at its worst), against the same run alone, on the nets where sharing hurt (cifar10_full,
-# GoogLeNet, ResNet-50). Each side runs at all cores' threads (what both do by default) and at one
-# thread fewer (leaving the busy core alone), best of REPEATS, alternating; "x alone" is each
-# side's busy / alone throughput at the same thread count: how much it degrades.
+# GoogLeNet, ResNet-50). Each side runs with its default threads (PyTorch: every core; dtrain: the
+# cores other processes leave idle, measured as it starts, kernels/compute_threads.h), at all
+# cores' threads and at one thread fewer (leaving the busy core alone), best of REPEATS,
+# alternating; "x alone" is each side's busy / alone throughput at the same setting: how much it
+# degrades. The default rows name the thread counts dtrain chose alone / busy.
 #
 #   bash bench/shared_machine.sh                    # cifar10_full googlenet resnet50, best of 3
 #   NETS=cifar10_full REPEATS=1 bash bench/shared_machine.sh
+#   SETTINGS=default bash bench/shared_machine.sh   # only the default threads (also: all, fewer)
 #
 # Needs bench/install-bench-deps.sh (PyTorch in bench/.venv, GNU time). Logs: bench/out/shared/.
 set -euo pipefail
@@ -19,8 +22,16 @@ REPEATS=${REPEATS:-3}
 PYTHON=${PEER_PYTHON:-bench/.venv/bin/python}
 # channels_last was PyTorch's faster setting on all three nets in every bench/run.sh so far.
 TORCH_SETTINGS=${TORCH_SETTINGS:-"eager-channels_last"}
+SETTINGS=${SETTINGS:-"default all fewer"}
 CORES=$(nproc)
 FEWER=$((CORES > 1 ? CORES - 1 : 1))
+thread_counts=()  # 0: each side's default
+for setting in $SETTINGS; do
+  case $setting in
+    default) thread_counts+=(0) ;; all) thread_counts+=("$CORES") ;; fewer) thread_counts+=("$FEWER") ;;
+    *) echo "bench/shared_machine.sh: unknown setting '$setting' (default, all, fewer)" >&2; exit 1 ;;
+  esac
+done
 OUT=bench/out/shared
 mkdir -p "$OUT"
 die() { echo "bench/shared_machine.sh: $*" >&2; exit 1; }
@@ -44,6 +55,9 @@ dtrain_rate() {  # net threads tag -> img/s
     "${ITERS[$1]}" "${BATCH[$1]}" "$OUT/dtrain_${1}_t${2}_$3") || exit 1
   echo "${res%% *}"
 }
+chosen_threads() {  # net tag -> the thread count a default run of dtrain logged
+  sed -n 's/.*Computing on \([0-9]*\) thread.*/\1/p' "$OUT/dtrain_${1}_t0_$2.log" | head -1
+}
 torch_rate() {  # net threads tag -> img/s, the best of TORCH_SETTINGS
   local best=0 res setting
   for setting in $TORCH_SETTINGS; do
@@ -56,8 +70,8 @@ torch_rate() {  # net threads tag -> img/s, the best of TORCH_SETTINGS
 
 rows=()
 for net in $NETS; do
-  for n in $(printf '%s\n' "$CORES" "$FEWER" | uniq); do
-    echo "bench: sharing the machine, $net, $n thread(s) ..." >&2
+  for n in $(printf '%s\n' "${thread_counts[@]}" | uniq); do
+    echo "bench: sharing the machine, $net, $n thread(s) (0: default) ..." >&2
     d_alone=0 d_busy=0 t_alone=0 t_busy=0
     for ((r = 1; r <= REPEATS; r++)); do
       d_alone=$(max_of "$d_alone" "$(dtrain_rate "$net" "$n" "alone_r$r")")
@@ -67,9 +81,13 @@ for net in $NETS; do
       t_busy=$(max_of "$t_busy" "$(torch_rate "$net" "$n" "busy_r$r")")
       stop_busy
     done
-    rows+=("$(awk -v net="$net" -v n="$n" -v da="$d_alone" -v db="$d_busy" -v ta="$t_alone" \
+    label=$n
+    if [ "$n" = 0 ]; then  # the thread counts dtrain's last runs chose
+      label="default (dtrain: $(chosen_threads "$net" alone_r$REPEATS) / $(chosen_threads "$net" busy_r$REPEATS))"
+    fi
+    rows+=("$(awk -v net="$net" -v n="$label" -v da="$d_alone" -v db="$d_busy" -v ta="$t_alone" \
       -v tb="$t_busy" 'BEGIN {
-        printf "| %s | %d | %.1f | %.1f (%.2f) | %.1f | %.1f (%.2f) | %.2f | %.2f |",
+        printf "| %s | %s | %.1f | %.1f (%.2f) | %.1f | %.1f (%.2f) | %.2f | %.2f |",
           net, n, da, db, db / da, ta, tb, tb / ta, da / ta, db / tb }')")
   done
 done

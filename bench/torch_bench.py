@@ -12,7 +12,8 @@ where oneDNN's fastest CPU convolutions run); --compile wraps the model in torch
 
 Threads: OMP_NUM_THREADS and OPENBLAS_NUM_THREADS are set to --threads before torch is imported
 (PyTorch's fully connected layers may run in OpenBLAS, whose threads torch.set_num_threads does not
-limit) and torch.set_num_threads(--threads) is called.
+limit) and torch.set_num_threads(--threads) is called. --threads 0 leaves all of that as PyTorch
+finds it (its default: every core), and the output line gives the count it used.
 
 Output, one line:  torch net=NET threads=N iters=K setting=S img_per_s=X peak_rss_mb=Y
 (S: eager or compile, then nchw or channels_last, e.g. eager-channels_last)
@@ -36,11 +37,12 @@ def main():
     parser.add_argument("--iters", type=int, required=True, help="timed training steps")
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps first")
     args = parser.parse_args()
-    if args.threads < 1 or args.iters < 1 or args.warmup < 0:
-        parser.error("--threads and --iters must be positive, --warmup not negative")
+    if args.threads < 0 or args.iters < 1 or args.warmup < 0:
+        parser.error("--iters must be positive, --threads and --warmup not negative")
 
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
+    if args.threads > 0:
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.threads)
     import resource
     import time
 
@@ -50,7 +52,10 @@ def main():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch_nets
 
-    torch.set_num_threads(args.threads)
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    else:
+        args.threads = torch.get_num_threads()
     torch.manual_seed(1701)
     # base_lr and weight_decay of bench/nets/NET_solver.prototxt.
     lr, weight_decay = {"lenet": (0.01, 5e-4), "cifar10_quick": (1e-3, 4e-3),
