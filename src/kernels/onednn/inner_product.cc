@@ -42,8 +42,7 @@ Status InnerProduct::Init(const kernels::InnerProductShape& s, bool bias, bool t
       inner_product_backward_data::desc(any(src_dims), user.weights, any(dst_dims)), attr,
       context_.engine, forward_pd);
   const inner_product_backward_weights::primitive_desc weights_pd(
-      inner_product_backward_weights::desc(any(src_dims), user.weights, user.bias,
-                                           any(dst_dims)),
+      inner_product_backward_weights::desc(any(src_dims), user.weights, user.bias, any(dst_dims)),
       attr, context_.engine, forward_pd);
   passes_.SetBackward(context_, scratch_.get(), user, data_pd, weights_pd);
   return Status::Ok();
