@@ -195,9 +195,10 @@ void ExpectTheModelOfTheUninterruptedJob(NetnsCluster& cluster, const TempDir& d
   EXPECT_LE(to_two, 1e-5);
   EXPECT_NEAR(accuracy, accuracy_two, 0.002);
   // On 3 ranks the gradients are summed in other parts, a rounding difference that training
-  // amplifies to ~1-2% of the weights by iteration 300 (see multi_host_test.cc); the model is as
-  // good: accuracies measured 0.001-0.0017 apart on 3000 images. The bound leaves room for that.
-  EXPECT_NEAR(accuracy, accuracy_three, 0.005);
+  // amplifies to ~1-3% of the weights by iteration 300 (see multi_host_test.cc); the model is as
+  // good: accuracies measured 0.001-0.0017 apart on 3000 images, and 0.005 (15 images) since the
+  // inner product's backward runs oneDNN's GEMM (27ff0d9), whose sums round differently again.
+  EXPECT_NEAR(accuracy, accuracy_three, 0.01);
   EXPECT_GT(accuracy, 0.7);
   EXPECT_GT(run.fault_to_training, 0);
   std::cout << fault << ": training again " << run.fault_to_training
