@@ -43,6 +43,8 @@ Command VersionCommand();
 
 // This binary's version: the project version and the commit it was configured at.
 std::string DtrainVersion();
+// `dtrain version`: dtrain's version and the oneDNN library it runs on.
+void PrintVersion();
 Command SplitListCommand();
 Command PlotCommand();  // plot_command.cc
 

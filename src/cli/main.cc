@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   const std::vector<dtrain::Command> commands = AllCommands();
   const std::vector<dtrain::CommandGroup> groups = AllGroups();
   if (argc == 2 && std::string(argv[1]) == "--version") {
-    std::printf("dtrain %s\n", dtrain::DtrainVersion().c_str());
+    dtrain::PrintVersion();
     return 0;
   }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||

@@ -5,6 +5,7 @@
 
 #include "cli/command.h"
 #include "cluster/preflight.h"
+#include "kernels/engine.h"
 
 #ifndef DTRAIN_VERSION
 #define DTRAIN_VERSION "unknown"
@@ -38,13 +39,17 @@ Status RunPreflight(const Flags& flags) {
 }
 
 Status RunVersion(const Flags& flags) {
-  std::printf("dtrain %s\n", DTRAIN_VERSION);
+  PrintVersion();
   return Status::Ok();
 }
 
 }  // namespace
 
 std::string DtrainVersion() { return DTRAIN_VERSION; }
+
+void PrintVersion() {
+  std::printf("dtrain %s\noneDNN %s\n", DTRAIN_VERSION, OnednnVersion().c_str());
+}
 
 Command PreflightCommand() {
   return {"preflight",

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/engine.h"
 #include "kernels/onednn/common.h"
 #include "layers/registry.h"
 #include "net/net.h"
@@ -28,6 +29,14 @@ TEST(EngineTest, ParsesNamesAndAliasesCaseInsensitively) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
             "unknown engine 'CUDNN' (expected ONEDNN, MKLDNN, REFERENCE, CAFFE or ANY)");
+}
+
+// `dtrain version` names the library the process loaded, which must be the one compiled against
+// (2.x or 3.x: their APIs differ, kernels/onednn/common.h).
+TEST(EngineTest, OnednnVersionIsTheOneBuiltAgainst) {
+  const std::string built =
+      std::to_string(DNNL_VERSION_MAJOR) + "." + std::to_string(DNNL_VERSION_MINOR) + ".";
+  EXPECT_EQ(OnednnVersion().rfind(built, 0), 0u) << OnednnVersion() << " vs headers " << built;
 }
 
 TEST(EngineTest, FlagBeatsLayerBeatsCaffeEnumBeatsNetDefault) {

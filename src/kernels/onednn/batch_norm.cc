@@ -24,11 +24,15 @@ Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training) {
   if (p.scale_shift)
     flags = flags | normalization_flags::use_scale | normalization_flags::use_shift;
   if (p.relu) flags = flags | normalization_flags::fuse_norm_relu;
-  const batch_normalization_forward::primitive_desc forward_pd(
-      batch_normalization_forward::desc(
-          training ? prop_kind::forward_training : prop_kind::forward_inference, desc, p.eps,
-          flags),
-      context_.engine);
+  const prop_kind forward_kind =
+      training ? prop_kind::forward_training : prop_kind::forward_inference;
+#if DTRAIN_ONEDNN3
+  const auto forward_pd = ForwardDesc<batch_normalization_forward>(context_, {}, forward_kind, desc,
+                                                                   desc, p.eps, flags);
+#else
+  const auto forward_pd =
+      ForwardDesc<batch_normalization_forward>(context_, {}, forward_kind, desc, p.eps, flags);
+#endif
   forward_ = batch_normalization_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
   auto values = [&] { return dnnl::memory(desc, context_.engine, DNNL_MEMORY_NONE); };
@@ -51,10 +55,14 @@ Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training) {
     workspace_ = dnnl::memory(forward_pd.workspace_desc(), context_.engine);
     fwd_args_[DNNL_ARG_WORKSPACE] = workspace_;
   }
-  const batch_normalization_backward::primitive_desc backward_pd(
-      batch_normalization_backward::desc(
-          p.scale_shift ? prop_kind::backward : prop_kind::backward_data, desc, desc, p.eps, flags),
-      context_.engine, forward_pd);
+  const prop_kind backward_kind = p.scale_shift ? prop_kind::backward : prop_kind::backward_data;
+#if DTRAIN_ONEDNN3
+  const auto backward_pd = BackwardDesc<batch_normalization_backward>(
+      context_, {}, forward_pd, backward_kind, desc, desc, desc, p.eps, flags);
+#else
+  const auto backward_pd = BackwardDesc<batch_normalization_backward>(
+      context_, {}, forward_pd, backward_kind, desc, desc, p.eps, flags);
+#endif
   backward_ = batch_normalization_backward(backward_pd);
   diff_dst_ = values();
   diff_src_ = values();
@@ -67,9 +75,11 @@ Status BatchNorm::Init(const kernels::BatchNormProblem& p, bool training) {
     diff_scale_ = UserMemory(context_, {p.channels});
     diff_shift_ = UserMemory(context_, {p.channels});
     bwd_args_[DNNL_ARG_SCALE] = scale_;
+#if !DTRAIN_ONEDNN3
     // oneDNN 2.6 refuses the backward pass without its shift argument, which it does not read:
-    // shift_ still points where the forward pass bound it.
+    // shift_ still points where the forward pass bound it. (oneDNN 3.x refuses it there.)
     bwd_args_[DNNL_ARG_SHIFT] = shift_;
+#endif
     bwd_args_[DNNL_ARG_DIFF_SCALE] = diff_scale_;
     bwd_args_[DNNL_ARG_DIFF_SHIFT] = diff_shift_;
   }

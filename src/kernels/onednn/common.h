@@ -47,6 +47,51 @@ inline void Bind(dnnl::memory& memory, const float* data) {
 // the relaid tensors of the same call.
 dnnl::primitive_attr UserScratchpad();
 
+// Primitive descriptors in both oneDNN generations dtrain builds against: Debian's 2.x (the
+// default) makes one from an operation descriptor of the operation's arguments, oneDNN 3.x (an
+// optional build, scripts/install-onednn3.sh) from the engine and the same arguments. Where the
+// arguments differ between them (3.x adds the dst desc to normalisations, eltwise, LRN and
+// softmax), the kernel passes each generation its own under DTRAIN_ONEDNN3.
+#if DNNL_VERSION_MAJOR >= 3
+#define DTRAIN_ONEDNN3 1
+#else
+#define DTRAIN_ONEDNN3 0
+#endif
+
+template <typename Primitive, typename... Operation>
+typename Primitive::primitive_desc ForwardDesc(const CpuContext& context,
+                                               const dnnl::primitive_attr& attr,
+                                               const Operation&... operation) {
+#if DTRAIN_ONEDNN3
+  return typename Primitive::primitive_desc(context.engine, operation..., attr);
+#else
+  return typename Primitive::primitive_desc(typename Primitive::desc(operation...), attr,
+                                            context.engine);
+#endif
+}
+
+// A backward primitive's descriptor, with its forward one as the hint.
+template <typename Primitive, typename Hint, typename... Operation>
+typename Primitive::primitive_desc BackwardDesc(const CpuContext& context,
+                                                const dnnl::primitive_attr& attr, const Hint& hint,
+                                                const Operation&... operation) {
+#if DTRAIN_ONEDNN3
+  return typename Primitive::primitive_desc(context.engine, operation..., hint, attr);
+#else
+  return typename Primitive::primitive_desc(typename Primitive::desc(operation...), attr,
+                                            context.engine, hint);
+#endif
+}
+
+// The dims of a memory desc (named differently in the two generations).
+inline Dims DimsOf(const dnnl::memory::desc& desc) {
+#if DTRAIN_ONEDNN3
+  return desc.get_dims();
+#else
+  return desc.dims();
+#endif
+}
+
 // Runs `create` (which builds primitives and returns a Status), turning a oneDNN error into a
 // Status that says which primitive declined and why.
 template <typename Create>

@@ -28,7 +28,11 @@ Status Concat::Init(const kernels::ConcatProblem& p, bool training) {
   }
   const memory::desc dst_desc = desc_of(dst_dims);
   dst_layout_ = LayoutFor(context_, dst_desc);
+#if DTRAIN_ONEDNN3
+  const dnnl::concat::primitive_desc forward_pd(context_.engine, dst_desc, p.axis, src_descs);
+#else
   const dnnl::concat::primitive_desc forward_pd(dst_desc, p.axis, src_descs, context_.engine);
+#endif
   forward_ = dnnl::concat(forward_pd);
   implementation_ = forward_pd.impl_info_str();
   for (size_t i = 0; i < p.srcs.size(); ++i) {

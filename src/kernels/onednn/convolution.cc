@@ -24,7 +24,8 @@ StatusOr<std::unique_ptr<kernels::LinearKernel>> Convolution::Create(
 // convolutions: against the direct kernels it ran each pass 1.3-2.6x faster on every ResNet-50
 // and GoogLeNet 3x3 shape tried, batch 1 to 32, 20 to 512 channels, 56x56 to 7x7 (AMD EPYC, 2
 // threads); its transforms round differently, within the reference's tolerance. Where oneDNN
-// has no Winograd kernel for a problem (AVX2, padding over 1, ...), the direct ones run.
+// has no Winograd kernel for a problem (AVX2, padding over 1, ...; oneDNN 3.x has none on the
+// CPU), the direct ones run.
 // Inference keeps the direct kernels, whose weights stay in an ordinary blocked layout.
 Status Convolution::Init(const kernels::ConvolutionShape& s, bool bias, bool training,
                          Scratch* scratch) {
@@ -72,12 +73,10 @@ Status Convolution::Build(const kernels::ConvolutionShape& s, bool bias, bool tr
   // All primitives exist before any Scratch is reserved, so that a declined Winograd attempt
   // leaves no reservation behind; their scratchpads come from the net's Scratch too.
   const dnnl::primitive_attr attr = UserScratchpad();
-  const convolution_forward::primitive_desc forward_pd(
-      convolution_forward::desc(
-          training ? prop_kind::forward_training : prop_kind::forward_inference, algo,
-          activation(src_dims), any(weight_dims), bias_desc, activation(dst_dims), strides, dilates,
-          padding, padding),
-      attr, context_.engine);
+  const auto forward_pd = ForwardDesc<convolution_forward>(
+      context_, attr, training ? prop_kind::forward_training : prop_kind::forward_inference, algo,
+      activation(src_dims), any(weight_dims), bias_desc, activation(dst_dims), strides, dilates,
+      padding, padding);
   // With fewer than 8 input channels per group (a first layer on raw images) and AVX2, the
   // blocked backward-weights kernel has nothing to vectorise over and ran several times slower
   // than oneDNN's GEMM-based one on the plain layouts (LeNet's conv1, AMD EPYC). With AVX-512 it
@@ -90,15 +89,13 @@ Status Convolution::Build(const kernels::ConvolutionShape& s, bool bias, bool tr
   convolution_backward_data::primitive_desc data_pd;
   convolution_backward_weights::primitive_desc weights_pd;
   if (training) {
-    data_pd = convolution_backward_data::primitive_desc(
-        convolution_backward_data::desc(algo, activation(src_dims), any(weight_dims),
-                                        activation(dst_dims), strides, dilates, padding, padding),
-        attr, context_.engine, forward_pd);
-    weights_pd = convolution_backward_weights::primitive_desc(
-        convolution_backward_weights::desc(
-            algo, flat_src ? plain_src : activation(src_dims), any(weight_dims), bias_desc,
-            flat_src ? plain_dst : activation(dst_dims), strides, dilates, padding, padding),
-        attr, context_.engine, forward_pd);
+    data_pd = BackwardDesc<convolution_backward_data>(
+        context_, attr, forward_pd, algo, activation(src_dims), any(weight_dims),
+        activation(dst_dims), strides, dilates, padding, padding);
+    weights_pd = BackwardDesc<convolution_backward_weights>(
+        context_, attr, forward_pd, algo, flat_src ? plain_src : activation(src_dims),
+        any(weight_dims), bias_desc, flat_src ? plain_dst : activation(dst_dims), strides, dilates,
+        padding, padding);
   }
   // Activations stay in the layouts the forward primitive chose, for the neighbouring layers
   // that take them (core/tensor.h); weights stay plain for the solver.

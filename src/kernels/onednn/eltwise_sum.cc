@@ -17,7 +17,11 @@ Status EltwiseSum::Init(const kernels::EltwiseProblem& p, bool training) {
   const Dims dims = {p.count};
   const memory::desc desc = PlainDesc(dims);
   const std::vector<memory::desc> src_descs(p.coeffs.size(), desc);
+#if DTRAIN_ONEDNN3
+  const dnnl::sum::primitive_desc forward_pd(context_.engine, desc, p.coeffs, src_descs);
+#else
   const dnnl::sum::primitive_desc forward_pd(desc, p.coeffs, src_descs, context_.engine);
+#endif
   forward_ = dnnl::sum(forward_pd);
   implementation_ = forward_pd.impl_info_str();
   for (size_t i = 0; i < p.coeffs.size(); ++i) {
@@ -28,10 +32,14 @@ Status EltwiseSum::Init(const kernels::EltwiseProblem& p, bool training) {
   fwd_args_[DNNL_ARG_DST] = dst_;
   if (!training) return Status::Ok();
   for (float coeff : p.coeffs) {
-    scale_.emplace_back(eltwise_forward::primitive_desc(
-        eltwise_forward::desc(prop_kind::forward_inference, algorithm::eltwise_linear, desc, coeff,
-                              0.f),
-        context_.engine));
+#if DTRAIN_ONEDNN3  // src and dst descs
+    scale_.emplace_back(ForwardDesc<eltwise_forward>(context_, {}, prop_kind::forward_inference,
+                                                     algorithm::eltwise_linear, desc, desc, coeff,
+                                                     0.f));
+#else
+    scale_.emplace_back(ForwardDesc<eltwise_forward>(context_, {}, prop_kind::forward_inference,
+                                                     algorithm::eltwise_linear, desc, coeff, 0.f));
+#endif
   }
   diff_dst_ = UserMemory(context_, dims);
   diff_src_ = UserMemory(context_, dims);

@@ -29,21 +29,17 @@ Status InnerProduct::Init(const kernels::InnerProductShape& s, bool bias, bool t
   };
 
   const dnnl::primitive_attr attr = UserScratchpad();  // from the net's Scratch
-  const inner_product_forward::primitive_desc forward_pd(
-      inner_product_forward::desc(
-          training ? prop_kind::forward_training : prop_kind::forward_inference, any(src_dims),
-          any(weight_dims), user.bias, any(dst_dims)),
-      attr, context_.engine);
+  const auto forward_pd = ForwardDesc<inner_product_forward>(
+      context_, attr, training ? prop_kind::forward_training : prop_kind::forward_inference,
+      any(src_dims), any(weight_dims), user.bias, any(dst_dims));
   passes_.SetForward(context_, scratch_.get(), user, forward_pd);
   implementation_ = forward_pd.impl_info_str();
   if (!training) return Status::Ok();
 
-  const inner_product_backward_data::primitive_desc data_pd(
-      inner_product_backward_data::desc(any(src_dims), user.weights, any(dst_dims)), attr,
-      context_.engine, forward_pd);
-  const inner_product_backward_weights::primitive_desc weights_pd(
-      inner_product_backward_weights::desc(any(src_dims), user.weights, user.bias, any(dst_dims)),
-      attr, context_.engine, forward_pd);
+  const auto data_pd = BackwardDesc<inner_product_backward_data>(
+      context_, attr, forward_pd, any(src_dims), user.weights, any(dst_dims));
+  const auto weights_pd = BackwardDesc<inner_product_backward_weights>(
+      context_, attr, forward_pd, any(src_dims), user.weights, user.bias, any(dst_dims));
   passes_.SetBackward(context_, scratch_.get(), user, data_pd, weights_pd);
   return Status::Ok();
 }

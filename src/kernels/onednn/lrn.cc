@@ -21,10 +21,14 @@ Status Lrn::Init(const kernels::LrnShape& s, bool across_channels, bool training
   const algorithm algo =
       across_channels ? algorithm::lrn_across_channels : algorithm::lrn_within_channel;
   const memory::desc blocked = BlockedDesc4d(dims);
-  const lrn_forward::primitive_desc forward_pd(
-      lrn_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference, algo,
-                        blocked, s.local_size, s.alpha, s.beta, s.k),
-      context_.engine);
+  const prop_kind kind = training ? prop_kind::forward_training : prop_kind::forward_inference;
+#if DTRAIN_ONEDNN3  // src and dst descs
+  const auto forward_pd = ForwardDesc<lrn_forward>(context_, {}, kind, algo, blocked, blocked,
+                                                   s.local_size, s.alpha, s.beta, s.k);
+#else
+  const auto forward_pd = ForwardDesc<lrn_forward>(context_, {}, kind, algo, blocked, s.local_size,
+                                                   s.alpha, s.beta, s.k);
+#endif
   forward_ = lrn_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
   src_ = Relayout(context_, PlainDesc(dims), forward_pd.src_desc(), scratch_.get());
@@ -36,9 +40,14 @@ Status Lrn::Init(const kernels::LrnShape& s, bool across_channels, bool training
   scratch_.get()->Reserve(src_.scratch_bytes() + dst_.scratch_bytes());
   if (!training) return Status::Ok();
 
-  const lrn_backward::primitive_desc backward_pd(
-      lrn_backward::desc(algo, blocked, blocked, s.local_size, s.alpha, s.beta, s.k),
-      context_.engine, forward_pd);
+#if DTRAIN_ONEDNN3  // diff_src, diff_dst and src descs
+  const auto backward_pd =
+      BackwardDesc<lrn_backward>(context_, {}, forward_pd, algo, blocked, blocked, blocked,
+                                 s.local_size, s.alpha, s.beta, s.k);
+#else
+  const auto backward_pd = BackwardDesc<lrn_backward>(context_, {}, forward_pd, algo, blocked,
+                                                      blocked, s.local_size, s.alpha, s.beta, s.k);
+#endif
   backward_ = lrn_backward(backward_pd);
   bwd_src_ = Relayout(context_, PlainDesc(dims), backward_pd.src_desc(), scratch_.get());
   diff_dst_ = Relayout(context_, PlainDesc(dims), backward_pd.diff_dst_desc(), scratch_.get());

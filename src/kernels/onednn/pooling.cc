@@ -58,11 +58,16 @@ Status Pooling::Init(const kernels::PoolingShape& s, bool max, bool training, Sc
 
   // oneDNN's plain-layout pooling is a slow generic loop; its vectorised one wants channel
   // blocks, so data is relaid around it.
-  const pooling_forward::primitive_desc forward_pd(
-      pooling_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference,
-                            algo, BlockedDesc4d(src_dims), BlockedDesc4d(dst_dims), strides, kernel,
-                            pad_l, pad_r_dims),
-      context_.engine);
+  // oneDNN 3.x also takes the window's dilation (none: Caffe's pooling has none).
+#if DTRAIN_ONEDNN3
+  const Dims dilation = {0, 0};
+#define DTRAIN_POOLING_WINDOW strides, kernel, dilation, pad_l, pad_r_dims
+#else
+#define DTRAIN_POOLING_WINDOW strides, kernel, pad_l, pad_r_dims
+#endif
+  const auto forward_pd = ForwardDesc<pooling_forward>(
+      context_, {}, training ? prop_kind::forward_training : prop_kind::forward_inference, algo,
+      BlockedDesc4d(src_dims), BlockedDesc4d(dst_dims), DTRAIN_POOLING_WINDOW);
   forward_ = pooling_forward(forward_pd);
   implementation_ = forward_pd.impl_info_str();
   // The caller passes tensors in these layouts (its neighbours' when they share them).
@@ -79,10 +84,10 @@ Status Pooling::Init(const kernels::PoolingShape& s, bool max, bool training, Sc
   scratch_.get()->Reserve(src_.scratch_bytes() + dst_.scratch_bytes());
   if (!training) return Status::Ok();
 
-  const pooling_backward::primitive_desc backward_pd(
-      pooling_backward::desc(algo, BlockedDesc4d(src_dims), BlockedDesc4d(dst_dims), strides,
-                             kernel, pad_l, pad_r_dims),
-      context_.engine, forward_pd);
+  const auto backward_pd =
+      BackwardDesc<pooling_backward>(context_, {}, forward_pd, algo, BlockedDesc4d(src_dims),
+                                     BlockedDesc4d(dst_dims), DTRAIN_POOLING_WINDOW);
+#undef DTRAIN_POOLING_WINDOW
   backward_ = pooling_backward(backward_pd);
   diff_dst_ = Relayout(context_, user_dst, backward_pd.diff_dst_desc(), scratch_.get());
   diff_src_ = Relayout(context_, user_src, backward_pd.diff_src_desc(), scratch_.get());

@@ -17,18 +17,27 @@ StatusOr<std::unique_ptr<kernels::UnaryKernel>> Relu::Create(
 
 Status Relu::Init(const kernels::ReluProblem& p, bool training) {
   const Dims dims = {p.count};
-  const eltwise_forward::primitive_desc forward_pd(
-      eltwise_forward::desc(training ? prop_kind::forward_training : prop_kind::forward_inference,
-                            algorithm::eltwise_relu_use_dst_for_bwd, PlainDesc(dims),
-                            p.negative_slope),
-      context_.engine);
+  const algorithm relu = algorithm::eltwise_relu_use_dst_for_bwd;
+  const dnnl::memory::desc desc = PlainDesc(dims);
+  const prop_kind kind = training ? prop_kind::forward_training : prop_kind::forward_inference;
+#if DTRAIN_ONEDNN3
+  const auto forward_pd =
+      ForwardDesc<eltwise_forward>(context_, {}, kind, relu, desc, desc, p.negative_slope, 0.f);
+#else
+  const auto forward_pd =
+      ForwardDesc<eltwise_forward>(context_, {}, kind, relu, desc, p.negative_slope, 0.f);
+#endif
   implementation_ = forward_pd.impl_info_str();
   dnnl::primitive backward;
   if (training) {
-    backward = eltwise_backward(eltwise_backward::primitive_desc(
-        eltwise_backward::desc(algorithm::eltwise_relu_use_dst_for_bwd, PlainDesc(dims),
-                               PlainDesc(dims), p.negative_slope),
-        context_.engine, forward_pd));
+    // diff_src, diff_dst and (as relu_use_dst_for_bwd says) dst: all plain.
+#if DTRAIN_ONEDNN3
+    backward = eltwise_backward(BackwardDesc<eltwise_backward>(context_, {}, forward_pd, relu, desc,
+                                                               desc, desc, p.negative_slope, 0.f));
+#else
+    backward = eltwise_backward(BackwardDesc<eltwise_backward>(context_, {}, forward_pd, relu, desc,
+                                                               desc, p.negative_slope, 0.f));
+#endif
   }
   passes_.Set(context_, dims, eltwise_forward(forward_pd), backward);
   return Status::Ok();
