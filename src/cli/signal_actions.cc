@@ -1,7 +1,9 @@
 #include "cli/signal_actions.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <vector>
 
 #include "core/logging.h"
 
@@ -19,11 +21,26 @@ void HandleSignal(int signal) {
   }
 }
 
+// The handlers run on a stack of their own (SA_ONSTACK), never on the stack of the code they
+// interrupt. With oneDNN 3.2, a SIGTERM arriving mid-step corrupted the heap ("corrupted size vs.
+// prev_size") or failed the running primitive in 4 of 22 LeNet runs on the handler's default
+// stack, and in none of 32 on its own (Debian's oneDNN 2.6: none of 30 either way); where inside
+// oneDNN the interrupted code kept data its frame did not cover was not pinned down.
+void UseOwnSignalStack() {
+  static std::vector<char> stack(std::max<size_t>(SIGSTKSZ, 64 * 1024));
+  stack_t own = {};
+  own.ss_sp = stack.data();
+  own.ss_size = stack.size();
+  sigaltstack(&own, nullptr);
+}
+
 }  // namespace
 
 std::function<SolverAction()> InstallSignalActions(const std::string& who) {
+  UseOwnSignalStack();
   struct sigaction action = {};
   action.sa_handler = HandleSignal;
+  action.sa_flags = SA_ONSTACK;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
