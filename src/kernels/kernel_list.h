@@ -10,8 +10,9 @@
 //   "reference (onednn declined: the argmax top ...)"     an earlier entry declined
 //   "reference (engine REFERENCE requested)"              the caller asked for that engine
 //
-// An engine the caller asks for (not kAny) restricts the list to that engine's entry, and its
-// decline is then an error. Adding an engine is one folder of kernels and one line per list.
+// An engine the caller asks for (not kAny) restricts the list to that engine's entries (an engine
+// may hold a specialised one before its general one), and their decline is then an error. Adding
+// an engine is one folder of kernels and one line per list.
 //
 // A kernel takes float32 buffers in the layouts it names (layouts(): plain NCHW unless it says
 // otherwise); the layer passes its tensors in them (core/tensor.h converts only where a
@@ -24,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/scratch.h"
 #include "core/status.h"
@@ -69,22 +71,27 @@ StatusOr<std::unique_ptr<Interface>> ChooseFrom(const Implementation<Interface, 
                                                 const Problem& problem,
                                                 const KernelRequest& request, std::string* report) {
   const bool forced = request.engine != Engine::kAny;
-  std::string declined;
+  std::vector<std::pair<Engine, std::string>> declines;  // each entry that declined, and why
+  std::string forced_decline;
   for (const Implementation<Interface, Problem>& entry : list) {
     if (forced && entry.engine != request.engine) continue;
     StatusOr<std::unique_ptr<Interface>> kernel = entry.create(problem, request);
     if (!kernel.ok()) {
-      if (forced) {
-        return Unsupported(std::string("engine ") + EngineName(request.engine) +
-                           " requested, but " + entry.title +
-                           " declines: " + kernel.status().message());
-      }
-      declined += (declined.empty() ? "" : "; ") + std::string(entry.name) +
-                  " declined: " + kernel.status().message();
+      // Forced, the error names the engine's last entry (its general kernel) and why it declined.
+      forced_decline = std::string("engine ") + EngineName(request.engine) + " requested, but " +
+                       entry.title + " declines: " + kernel.status().message();
+      declines.emplace_back(entry.engine,
+                            std::string(entry.name) + " declined: " + kernel.status().message());
       continue;
     }
     const std::string implementation = (*kernel)->implementation();
     *report = entry.name + (implementation.empty() ? "" : " " + implementation);
+    // Another engine's declines say why this one runs (the same engine's, only which of its
+    // kernels).
+    std::string declined;
+    for (const auto& [engine, why] : declines) {
+      if (engine != entry.engine) declined += (declined.empty() ? "" : "; ") + why;
+    }
     if (forced) {
       *report += std::string(" (engine ") + EngineName(request.engine) + " requested)";
     } else if (!declined.empty()) {
@@ -92,10 +99,13 @@ StatusOr<std::unique_ptr<Interface>> ChooseFrom(const Implementation<Interface, 
     }
     return kernel;
   }
+  if (!forced_decline.empty()) return Unsupported(forced_decline);
   if (forced) {
     return Unsupported(std::string("engine ") + EngineName(request.engine) +
                        " requested, but this operation has no implementation on it");
   }
+  std::string declined;
+  for (const auto& decline : declines) declined += (declined.empty() ? "" : "; ") + decline.second;
   return Unsupported("every implementation declines: " + declined);
 }
 
