@@ -122,30 +122,32 @@ void BlockedBatchNorm::TwoPasses(int tensors, ReduceRow reduce_row, MakeCoeffici
   sums_.resize(width);
 #pragma omp parallel num_threads(threads)
   {
-    double* mine = partial_.data() + width * omp_get_thread_num();
+    const int thread = omp_get_thread_num(), team = omp_get_num_threads();  // team <= threads
+    double* mine = partial_.data() + width * thread;
     for (int64_t first = 0; first < blocks_; first += chunk) {
       const int64_t count = std::min(chunk, blocks_ - first);
       const size_t from = static_cast<size_t>(first * block_ * 2);
       const size_t to = static_cast<size_t>((first + count) * block_ * 2);
       std::fill(mine + from, mine + to, 0.0);
-      // The same static split of the chunk's rows in both passes: a thread applies the rows it
-      // reduced, while they may still be in its caches.
-#pragma omp for schedule(static)
-      for (int64_t i = 0; i < num * count; ++i) {
+      // Each thread reduces its share of the chunk's rows, then applies the same rows in the
+      // opposite order, starting with what it read last, which is still in its caches.
+      const int64_t rows = num * count;
+      const int64_t begin = rows * thread / team, end = rows * (thread + 1) / team;
+      for (int64_t i = begin; i < end; ++i) {
         const int64_t block = first + i % count;
         reduce_row((i / count) * blocks_ + block, block, mine + block * block_ * 2);
       }
+#pragma omp barrier
 #pragma omp single
       {
         for (size_t k = from; k < to; ++k) {
           double sum = 0;
-          for (int t = 0; t < threads; ++t) sum += partial_[width * t + k];
+          for (int t = 0; t < team; ++t) sum += partial_[width * t + k];
           sums_[k] = sum;
         }
         coefficients(first * block_, std::min((first + count) * block_, problem_.channels));
       }
-#pragma omp for schedule(static) nowait
-      for (int64_t i = 0; i < num * count; ++i) {
+      for (int64_t i = end; i-- > begin;) {
         const int64_t block = first + i % count;
         apply_row((i / count) * blocks_ + block, block);
       }
@@ -200,14 +202,15 @@ void BlockedBatchNorm::ForwardBlocks(const float* src, float* dst, float* mean, 
           shift_[c] = p.scale_shift ? shift[c] : 0.f;
         }
         // Padding channels (past the last channel of the last block): zero in, zero out.
-        for (int64_t c = std::max(end, p.channels); c < (end + B - 1) / B * B; ++c) center_[c] = 0.f;
+        for (int64_t c = std::max(end, p.channels); c < (end + B - 1) / B * B; ++c)
+          center_[c] = 0.f;
       },
       [&](int64_t row, int64_t block) {
         const Coefficients<B> k(&gain_[block * B], &center_[block * B], &shift_[block * B]);
         const Vec<B> zero = {};
         const float* x = src + row * row_floats;
         float* y = dst + row * row_floats;
-        for (int64_t s = 0; s < spatial; ++s) {
+        for (int64_t s = spatial; s-- > 0;) {  // backwards, as TwoPasses' apply order
           Vec<B> out = Normalized<B>(Load<B>(x + s * B), k);
           if (relu) out = out > zero ? out : zero;
           Store<B>(y + s * B, out, stream);
@@ -278,7 +281,7 @@ void BlockedBatchNorm::BackwardBlocks(const float* src, const float* mean, const
         const float* x = src + row * row_floats;
         const float* dy = diff_dst + row * row_floats;
         float* dx = diff_src + row * row_floats;
-        for (int64_t s = 0; s < spatial; ++s) {
+        for (int64_t s = spatial; s-- > 0;) {  // backwards, as TwoPasses' apply order
           const Vec<B> xs = Load<B>(x + s * B);
           const Vec<B> d = passed(xs, Load<B>(dy + s * B), k);
           Store<B>(dx + s * B, a * d + b * (xs - k.center) + o, stream);

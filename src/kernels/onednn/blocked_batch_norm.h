@@ -7,10 +7,11 @@
 // twice (the sum and the sum of squares in one pass, about a per-channel pivot so that large means
 // lose no precision; then normalising) and the backward pass reads src and diff_dst twice and
 // writes diff_src once. Both passes run chunk by chunk of channel blocks (8 MiB of input a
-// chunk where a block is that small), so that the second pass finds its data in the cache, and
-// write tensors larger than the caches with non-temporal stores (not in place). Measured on
-// MobileNet v2 and ResNet-50 in bench/README.md; on inputs far from zero it is also the more
-// accurate one (tests/net/fusion_test.cc). The ReLU's mask is not stored: backward recomputes it
+// chunk where a block is that small), the second backwards over each thread's rows, so that it
+// finds what the first read last still in the cache; tensors larger than the caches are written
+// with non-temporal stores (not in place). Measured on MobileNet v2 and ResNet-50 in
+// bench/README.md; on inputs far from zero it is also the more accurate one
+// (tests/net/fusion_test.cc). The ReLU's mask is not stored: backward recomputes it
 // from src with the forward's own coefficients.
 //
 // Sums run per row (one image's block of channels) in float, across rows in double, in a static
@@ -55,14 +56,14 @@ class BlockedBatchNorm : public kernels::BatchNormKernel {
                      const float* shift);
   template <int B>
   void BackwardBlocks(const float* src, const float* mean, const float* variance,
-                      const float* scale, const float* diff_dst, float* diff_src,
-                      float* diff_scale, float* diff_shift);
+                      const float* scale, const float* diff_dst, float* diff_src, float* diff_scale,
+                      float* diff_shift);
   // Whether writing `out` (read from `in`) should bypass the caches.
   bool StreamsTo(const float* out, const float* in) const;
 
   kernels::BatchNormProblem problem_;
-  int block_;             // channels per block: 16 or 8
-  int64_t blocks_;        // channel blocks (channels rounded up to whole blocks)
+  int block_;       // channels per block: 16 or 8
+  int64_t blocks_;  // channel blocks (channels rounded up to whole blocks)
   kernels::KernelLayouts layouts_;
   // The forward's coefficients per padded channel, dst = relu(gain * (src - center) + shift),
   // which backward needs for the ReLU's mask (padding channels: all zero, so dst stays 0 there).
