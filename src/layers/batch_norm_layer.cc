@@ -110,15 +110,21 @@ Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top
   const float* src = bottom[0]->data_in(layouts.src);  // before dst: they may be one buffer
   // Backward needs this src. In place, the result goes to kept_src_, which then becomes the
   // tensor's buffer while the one holding src becomes kept_src_: nothing is copied. Otherwise
-  // src is copied, since a later layer may overwrite the bottom in place.
+  // src is copied only when a later layer overwrites the bottom (Layer::bottom_overwritten_later);
+  // else backward reads the bottom itself again.
   const size_t floats = layouts.src ? (layouts.src->bytes() + sizeof(float) - 1) / sizeof(float)
                                     : static_cast<size_t>(bottom[0]->count());
-  kept_src_.resize(floats);
+  keeps_src_ = bottom[0] == top[0] || bottom_overwritten_later(0);
+  if (keeps_src_) {
+    kept_src_.resize(floats);
+  } else {
+    std::vector<float>().swap(kept_src_);
+  }
   if (bottom[0] == top[0]) {
     kernel_->Forward(src, kept_src_.data(), mean_.data(), variance_.data(), scale, shift);
     top[0]->SwapData(layouts.dst, &kept_src_);
   } else {
-    std::copy(src, src + floats, kept_src_.begin());
+    if (keeps_src_) std::copy(src, src + floats, kept_src_.begin());
     kernel_->Forward(src, top[0]->data_to(layouts.dst), mean_.data(), variance_.data(), scale,
                      shift);
   }
@@ -133,7 +139,7 @@ void BatchNormLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>&
   if (!propagate_down[0] && !scale_diff && !shift_diff) return;
   // Every read before the write: bottom and top may be one tensor (in place).
   const kernels::KernelLayouts layouts = kernel_->layouts();
-  const float* src = kept_src_.data();
+  const float* src = keeps_src_ ? kept_src_.data() : bottom[0]->data_in(layouts.src);
   const float* dst = top[0]->data_in(layouts.dst);
   const float* diff_dst = top[0]->diff_in(layouts.dst);
   float* diff_src;

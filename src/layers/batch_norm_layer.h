@@ -69,6 +69,7 @@ class BatchNormLayer : public Layer {
 
   std::vector<float> mean_, variance_;  // per channel, of the last Forward
   std::vector<float> kept_src_;         // the last Forward's bottom, in the kernel's layout
+  bool keeps_src_ = true;               // false: Backward reads the bottom again instead
   kernels::KernelChoice<kernels::BatchNormKernel, kernels::BatchNormProblem> kernel_;
 };
 

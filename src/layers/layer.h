@@ -19,6 +19,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/rng.h"
@@ -69,6 +70,18 @@ class Layer {
   virtual bool Absorb(Layer& next) { return false; }
   void set_absorbed() { absorbed_ = true; }
   bool absorbed() const { return absorbed_; }
+
+  // Which bottoms a later layer of the net overwrites in its forward pass (running in place on
+  // the blob, or on another sharing its storage), so that a layer reading a bottom again in
+  // Backward keeps a copy of its values only where they would not survive. Until the net says,
+  // every bottom may be overwritten (a layer used on its own).
+  void set_bottoms_overwritten_later(std::vector<bool> overwritten) {
+    bottoms_overwritten_later_ = std::move(overwritten);
+  }
+  bool bottom_overwritten_later(int i) const {
+    return i >= static_cast<int>(bottoms_overwritten_later_.size()) ||
+           bottoms_overwritten_later_[i];
+  }
 
   // Which implementation computes this layer and why the others declined ("" for layers that
   // have only one implementation).
@@ -166,6 +179,7 @@ class Layer {
 
   std::string engine_name_;
   bool absorbed_ = false;
+  std::vector<bool> bottoms_overwritten_later_;
   std::vector<std::vector<int>> reshaped_for_;  // bottom shapes of the last Reshape in Forward
   std::vector<bool> param_propagate_down_;
   std::vector<float> loss_weights_;

@@ -78,6 +78,7 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
     }
   }
   if (param.fuse_layers()) DT_RETURN_IF_ERROR(FuseLayers());
+  FindLaterOverwrites();
   if (param.keep_blob_diffs()) {
     diffs_first_written_by_.assign(layers_.size(), {});
   } else {
@@ -143,6 +144,34 @@ Status Net::FuseLayers() {
     if (absorbed_any) DT_RETURN_IF_ERROR(layers_[i]->Reshape(bottom_vecs_[i], top_vecs_[i]));
   }
   return Status::Ok();
+}
+
+// Tells each layer which of its bottoms a later layer overwrites in forward: one that runs in
+// place (a top that is also its bottom) on a blob whose data storage the bottom shares (itself,
+// or an alias made by Split, Flatten, Reshape, ...). An absorbed layer writes inside the layer
+// right before it, which is still after every earlier layer.
+void Net::FindLaterOverwrites() {
+  std::vector<std::vector<const void*>> written(layers_.size());
+  for (size_t j = 0; j < layers_.size(); ++j) {
+    for (const Tensor* top : top_vecs_[j]) {
+      const std::vector<Tensor*>& bottoms = bottom_vecs_[j];
+      if (std::find(bottoms.begin(), bottoms.end(), top) != bottoms.end()) {
+        written[j].push_back(top->data_storage());
+      }
+    }
+  }
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    std::vector<bool> overwritten;
+    for (const Tensor* bottom : bottom_vecs_[i]) {
+      bool later = false;
+      for (size_t j = i + 1; j < layers_.size() && !later; ++j) {
+        later = std::find(written[j].begin(), written[j].end(), bottom->data_storage()) !=
+                written[j].end();
+      }
+      overwritten.push_back(later);
+    }
+    layers_[i]->set_bottoms_overwritten_later(std::move(overwritten));
+  }
 }
 
 // Blobs whose diffs live at disjoint times in backward share buffers (net/diff_planner.h). A blob

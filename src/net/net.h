@@ -125,6 +125,7 @@ class Net {
   Status AppendParams(int layer_index);
   void DecideBackward(bool force_backward);
   Status FuseLayers();
+  void FindLaterOverwrites();
   void ShareDiffBuffers();
 
   std::string name_;
