@@ -15,6 +15,7 @@ Status BatchNormLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
   if (eps_ < 0.f) return Error("eps must not be negative, got " + std::to_string(eps_));
   if (bottom[0]->num_axes() == 0) return Error("bottom must have at least 1 axis");
   channels_ = bottom[0]->num_axes() == 1 ? 1 : bottom[0]->shape(1);
+  absorbed_.Reset(channels_);
 
   if (blobs_.empty()) {
     blobs_.push_back(std::make_shared<Tensor>(std::vector<int>{channels_}));
@@ -57,29 +58,10 @@ Status BatchNormLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   variance_.resize(channels_);
   return UpdateKernel(
       kernel_, kernels::BatchNormProblem{num_, channels_, spatial_, height, eps_, use_global_stats_,
-                                         scale_layer_ != nullptr, relu_});
+                                         absorbed_.has_scale(), absorbed_.relu()});
 }
 
-bool BatchNormLayer::Absorb(Layer& next) {
-  const std::string type = next.type();
-  if (type == "ReLU" && !relu_) {
-    if (next.layer_param().relu_param().negative_slope() != 0.f) return false;
-    relu_ = true;
-    return true;
-  }
-  if (type != "Scale" || scale_layer_ != nullptr || relu_) return false;
-  const ScaleParameter& p = next.layer_param().scale_param();
-  const size_t blobs = p.bias_term() ? 2 : 1;
-  const bool per_channel = p.axis() == 1 && p.num_axes() == 1 && next.blobs().size() == blobs &&
-                           next.blobs()[0]->count() == channels_ && channels_ > 1;
-  if (!per_channel) return false;
-  scale_layer_ = &next;
-  scale_has_bias_ = p.bias_term();
-  zero_shift_.assign(channels_, 0.f);
-  diff_scale_.resize(channels_);
-  diff_shift_.resize(channels_);
-  return true;
-}
+bool BatchNormLayer::Absorb(Layer& next) { return absorbed_.Absorb(next); }
 
 void BatchNormLayer::ReadGlobalStats() {
   const float factor = blobs_[2]->data()[0];
@@ -102,10 +84,16 @@ void BatchNormLayer::UpdateRunningStats() {
   }
 }
 
+void BatchNormLayer::TakeBatchStatistics(const float* mean, const float* variance) {
+  std::copy(mean, mean + channels_, mean_.begin());
+  std::copy(variance, variance + channels_, variance_.begin());
+  UpdateRunningStats();
+}
+
 Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   if (use_global_stats_) ReadGlobalStats();
-  const float* scale = scale_layer_ ? scale_layer_->blobs()[0]->data() : nullptr;
-  const float* shift = scale_has_bias_ ? scale_layer_->blobs()[1]->data() : zero_shift_.data();
+  const float* scale = absorbed_.has_scale() ? absorbed_.scale() : nullptr;
+  const float* shift = absorbed_.shift();
   const kernels::KernelLayouts layouts = kernel_->layouts();
   const float* src = bottom[0]->data_in(layouts.src);  // before dst: they may be one buffer
   // Backward needs this src. In place, the result goes to kept_src_, which then becomes the
@@ -134,9 +122,7 @@ Status BatchNormLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top
 
 void BatchNormLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                   const TensorVec& bottom) {
-  const bool scale_diff = scale_layer_ && scale_layer_->param_propagate_down(0);
-  const bool shift_diff = scale_has_bias_ && scale_layer_->param_propagate_down(1);
-  if (!propagate_down[0] && !scale_diff && !shift_diff) return;
+  if (!propagate_down[0] && !absorbed_.wants_diffs()) return;
   // Every read before the write: bottom and top may be one tensor (in place).
   const kernels::KernelLayouts layouts = kernel_->layouts();
   const float* src = keeps_src_ ? kept_src_.data() : bottom[0]->data_in(layouts.src);
@@ -151,14 +137,9 @@ void BatchNormLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>&
     diff_src = unused_diff_.data();
   }
   kernel_->Backward(src, dst, mean_.data(), variance_.data(),
-                    scale_layer_ ? scale_layer_->blobs()[0]->data() : nullptr, diff_dst, diff_src,
-                    diff_scale_.data(), diff_shift_.data());
-  auto accumulate = [this](const std::vector<float>& diff, Tensor* blob) {
-    float* d = blob->mutable_diff();
-    for (int c = 0; c < channels_; ++c) d[c] += diff[c];
-  };
-  if (scale_diff) accumulate(diff_scale_, scale_layer_->blobs()[0].get());
-  if (shift_diff) accumulate(diff_shift_, scale_layer_->blobs()[1].get());
+                    absorbed_.has_scale() ? absorbed_.scale() : nullptr, diff_dst, diff_src,
+                    absorbed_.diff_scale(), absorbed_.diff_shift());
+  absorbed_.AddDiffs();
 }
 
 }  // namespace dtrain

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "kernels/batch_norm.h"
+#include "layers/absorbed_scale_relu.h"
 #include "layers/layer.h"
 
 namespace dtrain {
@@ -42,6 +43,13 @@ class BatchNormLayer : public Layer {
   bool IsStatistic(int blob_index) const override { return true; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
   bool Absorb(Layer& next) override;
+
+  // For a layer that absorbs this one (a 1x1 Convolution before it, layers/convolution_layer.h):
+  // whether it normalises with the batch's statistics, its eps, and the batch statistics that
+  // layer computed (channels floats each), which update the running ones as Forward would.
+  bool batch_statistics() const { return !use_global_stats_; }
+  float eps() const { return eps_; }
+  void TakeBatchStatistics(const float* mean, const float* variance);
 
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
@@ -59,13 +67,8 @@ class BatchNormLayer : public Layer {
   void ReadGlobalStats();
   void UpdateRunningStats();
 
-  // The absorbed layers: the Scale (null if none) and whether a ReLU follows.
-  Layer* scale_layer_ = nullptr;
-  bool scale_has_bias_ = false;
-  bool relu_ = false;
-  std::vector<float> zero_shift_;               // the shift of a Scale without bias_term
-  std::vector<float> diff_scale_, diff_shift_;  // the kernel's, added to the Scale's diffs
-  std::vector<float> unused_diff_;              // diff_src when the bottom needs none
+  AbsorbedScaleRelu absorbed_;      // the Scale and ReLU this layer computes
+  std::vector<float> unused_diff_;  // diff_src when the bottom needs none
 
   std::vector<float> mean_, variance_;  // per channel, of the last Forward
   std::vector<float> kept_src_;         // the last Forward's bottom, in the kernel's layout

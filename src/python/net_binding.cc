@@ -44,7 +44,8 @@ void CheckLayerRange(const Net& net, int first, int last, const char* what) {
 }
 
 // Layers low..high as a range that cuts no fused group (Net::FuseLayers: a BatchNorm computing the
-// Scale and ReLU after it), whose layers run only together.
+// Scale and ReLU after it, a 1x1 Convolution computing a BatchNorm after it), whose layers run
+// only together.
 void CheckNoFusedGroupCut(const Net& net, int low, int high, const char* what) {
   const auto& layers = net.layers();
   const auto cut = [&](int absorbed) {

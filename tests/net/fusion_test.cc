@@ -1,7 +1,8 @@
 // Layer fusion (Layer::Absorb, Net::FuseLayers): a net whose BatchNorm absorbs the Scale and ReLU
-// after it computes what the same net computes layer by layer (fuse_layers: false, reference
-// kernels): loss, every learnable gradient, the input's gradient and BatchNorm's running
-// statistics, over two iterations, in TRAIN and in TEST, on every engine.
+// after it, or whose 1x1 Convolution absorbs BatchNorm, Scale and ReLU, computes what the same net
+// computes layer by layer (fuse_layers: false, reference kernels): loss, every learnable gradient,
+// the input's gradient and BatchNorm's running statistics, over two iterations, in TRAIN and in
+// TEST, on every engine.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -228,6 +229,110 @@ TEST(Fusion, ScaleThatIsNotPerChannelIsNotAbsorbed) {
     layer { name: "bn" type: "BatchNorm" bottom: "c" top: "y" }
     layer { name: "scale" type: "Scale" bottom: "y" top: "y" scale_param { num_axes: 2 } })",
                     "scale");
+}
+
+// A widening 1x1 convolution (16 -> 96 channels) takes BatchNorm, Scale and ReLU in TRAIN on the
+// default engine (the folded op); in TEST (global statistics) and on the reference engine the
+// BatchNorm takes the Scale and ReLU instead. Each way equals the separate layers.
+std::string ExpandingLayers(const std::string& input, const std::string& after_batch_norm) {
+  return R"(
+    layer { name: "e" type: "Convolution" bottom: ")" +
+         input + R"(" top: "e"
+            convolution_param { num_output: 96 kernel_size: 1 bias_term: false
+                                weight_filler { type: "gaussian" std: 0.2 } } }
+    layer { name: "bn" type: "BatchNorm" bottom: "e" top: "e" })" +
+         after_batch_norm + R"(
+    layer { name: "y" type: "Convolution" bottom: "e" top: "y"
+            convolution_param { num_output: 16 kernel_size: 1
+                                weight_filler { type: "gaussian" std: 0.2 } } })";
+}
+
+std::string ScaleAndRelu(bool bias, bool relu) {
+  std::string text = R"(
+    layer { name: "scale" type: "Scale" bottom: "e" top: "e" scale_param { bias_term: )" +
+                     std::string(bias ? "true " : "false ") + kScaleFillers + R"( } })";
+  if (relu)
+    text += R"(
+    layer { name: "relu" type: "ReLU" bottom: "e" top: "e" })";
+  return text;
+}
+
+void ExpectFolded(const std::string& text, bool folded) {
+  for (const char* engine : {"", "REFERENCE"}) {
+    auto net = Build(text, TRAIN, true, engine);
+    ASSERT_TRUE(net);
+    EXPECT_EQ(net->layer_by_name("bn")->absorbed(), folded && std::string(engine).empty())
+        << "engine '" << engine << "'";
+  }
+}
+
+TEST(Fusion, ExpandingConvolutionFoldsBatchNormScaleRelu) {
+  const std::string text = NetAround(ExpandingLayers("c", ScaleAndRelu(true, true)));
+  ExpectFolded(text, true);
+  ExpectSameTrainingEverywhere(text, {"scale", "relu"});
+}
+
+TEST(Fusion, ExpandingConvolutionFoldsBatchNormAndScaleWithoutBias) {
+  const std::string text = NetAround(ExpandingLayers("c", ScaleAndRelu(false, false)));
+  ExpectFolded(text, true);
+  ExpectSameTrainingEverywhere(text, {"scale"});
+}
+
+TEST(Fusion, ExpandingConvolutionFoldsBatchNormAlone) {
+  const std::string text = NetAround(ExpandingLayers("c", ""));
+  ExpectFolded(text, true);
+  ExpectSameTrainingEverywhere(text, {});
+}
+
+// The convolution's input far from zero (mean 50 against a spread of about 1), where sums of
+// uncentred products would lose the variance's digits; then with a bottom that takes no gradient,
+// and with frozen weights.
+TEST(Fusion, FoldedBatchNormOnAnInputFarFromZero) {
+  const std::string text = NetAround(R"(
+    layer { name: "far" type: "Power" bottom: "c" top: "far" power_param { shift: 50 } })" +
+                                     ExpandingLayers("far", ScaleAndRelu(true, true)));
+  ExpectFolded(text, true);
+  ExpectSameTraining(text, TRAIN, "", {"bn", "scale", "relu"});
+  std::string frozen_input = text;
+  frozen_input.replace(frozen_input.find(R"(bottom: "far" top: "e")"), 22,
+                       R"(bottom: "far" top: "e" propagate_down: false)");
+  ExpectSameTraining(frozen_input, TRAIN, "", {"bn", "scale", "relu"});
+  std::string frozen_weights = text;
+  frozen_weights.replace(frozen_weights.find(R"(bottom: "far" top: "e")"), 22,
+                         R"(bottom: "far" top: "e" param { lr_mult: 0 })");
+  ExpectSameTraining(frozen_weights, TRAIN, "", {"bn", "scale", "relu"});
+}
+
+// More pixels and a batch that splits over threads, with a ReLU after a BatchNorm without Scale.
+TEST(Fusion, FoldedBatchNormOnALargerBatch) {
+  std::string text = NetAround(ExpandingLayers("c", R"(
+    layer { name: "relu" type: "ReLU" bottom: "e" top: "e" })"));
+  for (const char* from : {"dim: 4 dim: 6 dim: 5 dim: 5", "dim: 4 dim: 16 dim: 5 dim: 5"}) {
+    std::string to = from;
+    to.replace(0, 6, "dim: 9");
+    to.replace(to.size() - 13, 13, "dim: 23 dim: 21");
+    text.replace(text.find(from), std::string(from).size(), to);
+  }
+  ExpectFolded(text, true);
+  ExpectSameTraining(text, TRAIN, "", {"bn", "relu"});
+}
+
+// Not folded: a convolution that does not widen enough (16 -> 4: 16^2 > 32 x 4), one with a bias,
+// one with a 3x3 window; their BatchNorm runs (and absorbs) as before. (The biased one is not
+// compared: a bias before batch normalisation has a gradient of zero up to rounding, which two
+// summation orders round differently.)
+TEST(Fusion, ConvolutionsOutsideTheFoldKeepTheirBatchNorm) {
+  std::string narrow = ExpandingLayers("c", ScaleAndRelu(true, true));
+  narrow.replace(narrow.find("num_output: 96"), 14, "num_output: 4");
+  std::string biased = ExpandingLayers("c", ScaleAndRelu(true, true));
+  biased.replace(biased.find("bias_term: false"), 16, "bias_term: true");
+  std::string window = ExpandingLayers("c", ScaleAndRelu(true, true));
+  window.replace(window.find("kernel_size: 1"), 14, "kernel_size: 3 pad: 1");
+  ExpectFolded(NetAround(biased), false);
+  for (const std::string& layers : {narrow, window}) {
+    ExpectFolded(NetAround(layers), false);
+    ExpectSameTraining(NetAround(layers), TRAIN, "", {"scale", "relu"});
+  }
 }
 
 }  // namespace

@@ -79,24 +79,22 @@ TEST(LaterOverwrites, InPlaceLayerOnASplitOfTheInputKeepsACopy) {
   // The Split's tops share the storage of "c", which BatchNorm reads.
   const std::string split = R"(
       layer { name: "split" type: "Split" bottom: "c" top: "c1" top: "c2" })";
-  ExpectSameTraining(
-      split + R"(layer { name: "late" type: "ReLU" bottom: "c2" top: "c2" }
+  ExpectSameTraining(split + R"(layer { name: "late" type: "ReLU" bottom: "c2" top: "c2" }
                  layer { name: "loss2" type: "EuclideanLoss" bottom: "c2" bottom: "t" top: "l" })",
-      split + R"(layer { name: "late" type: "ReLU" bottom: "c2" top: "r" }
+                     split + R"(layer { name: "late" type: "ReLU" bottom: "c2" top: "r" }
                  layer { name: "loss2" type: "EuclideanLoss" bottom: "r" bottom: "t" top: "l" })",
-      {"x", "n"});
+                     {"x", "n"});
 }
 
 TEST(LaterOverwrites, InPlaceLayerOnAReshapeOfTheInputKeepsACopy) {
   const std::string reshape = R"(
       layer { name: "flat" type: "Reshape" bottom: "c" top: "f"
               reshape_param { shape { dim: 0 dim: -1 } } })";
-  ExpectSameTraining(
-      reshape + R"(layer { name: "late" type: "TanH" bottom: "f" top: "f" }
+  ExpectSameTraining(reshape + R"(layer { name: "late" type: "TanH" bottom: "f" top: "f" }
                    layer { name: "sum" type: "Reduction" bottom: "f" top: "s" })",
-      reshape + R"(layer { name: "late" type: "TanH" bottom: "f" top: "g" }
+                     reshape + R"(layer { name: "late" type: "TanH" bottom: "f" top: "g" }
                    layer { name: "sum" type: "Reduction" bottom: "g" top: "s" })",
-      {"x", "n"});
+                     {"x", "n"});
 }
 
 TEST(LaterOverwrites, InputReadOnlyByLaterLayersIsNotCopied) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/onednn/channel_lanes.h"
 #include "kernels/onednn/common.h"
 #include "kernels/onednn/memory_layout.h"
 
@@ -13,33 +14,8 @@
 #include <immintrin.h>
 #endif
 
-// Without -march=native (DTRAIN_NATIVE=OFF), GCC notes that passing 64-byte vectors by value
-// differs between ISAs; every such function here is internal to this file, so no ABI is crossed.
-#pragma GCC diagnostic ignored "-Wpsabi"
-
 namespace dtrain::onednn {
 namespace {
-
-// One pixel of a channel block: B floats, loaded from and stored to float buffers of any
-// alignment (the compiler picks the widest vector instructions -march allows).
-template <int B>
-struct Lanes;
-template <>
-struct Lanes<8> {
-  typedef float V __attribute__((vector_size(32), aligned(4), may_alias));
-};
-template <>
-struct Lanes<16> {
-  typedef float V __attribute__((vector_size(64), aligned(4), may_alias));
-};
-
-template <int B>
-using Vec = typename Lanes<B>::V;
-
-template <int B>
-inline Vec<B> Load(const float* p) {
-  return *reinterpret_cast<const Vec<B>*>(p);
-}
 
 // Non-temporal stores (past the caches, no read of the line first) when `stream`: a tensor
 // larger than the caches is not read back soon, and the store then costs one pass over memory

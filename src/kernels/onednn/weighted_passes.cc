@@ -40,7 +40,8 @@ void WeightedPasses::SetBackward(const CpuContext& context, Scratch* scratch,
   bwd_weights_src_ = Relayout(context, user.src, weights_src, scratch);
   bwd_weights_diff_dst_ = Relayout(context, user.dst, weights_diff_dst, scratch);
   diff_weights_ = Accumulator(context, user.weights, diff_weights);
-  if (bias_) diff_bias_ = Accumulator(context, user.bias, diff_bias);
+  backward_bias_ = bias_ && diff_bias.get_size() != 0;
+  if (backward_bias_) diff_bias_ = Accumulator(context, user.bias, diff_bias);
   shared_diff_dst_ = data_diff_dst == weights_diff_dst;
   bwd_data_scratchpad_ = memory(data_scratchpad, context.engine, DNNL_MEMORY_NONE);
   bwd_weights_scratchpad_ = memory(weights_scratchpad, context.engine, DNNL_MEMORY_NONE);
@@ -87,10 +88,10 @@ void WeightedPasses::Backward(CpuContext& context, const float* src, const float
     bwd_weights_args_[DNNL_ARG_SRC] = bwd_weights_src_.In(context, src);
     bwd_weights_args_[DNNL_ARG_DIFF_DST] = bwd_weights_diff_dst_.In(context, diff_dst);
     bwd_weights_args_[DNNL_ARG_DIFF_WEIGHTS] = diff_weights_.target();
-    if (bias_) bwd_weights_args_[DNNL_ARG_DIFF_BIAS] = diff_bias_.target();
+    if (backward_bias_) bwd_weights_args_[DNNL_ARG_DIFF_BIAS] = diff_bias_.target();
     backward_weights_.execute(context.stream, bwd_weights_args_);
     if (diff_weights) diff_weights_.AddTo(context, diff_weights);
-    if (diff_bias) diff_bias_.AddTo(context, diff_bias);
+    if (diff_bias && backward_bias_) diff_bias_.AddTo(context, diff_bias);
   }
   if (diff_src) {
     // diff_dst was relaid for the weights pass already when both want one layout.

@@ -1,7 +1,8 @@
 // The three passes of a layer with weights, as oneDNN computes Convolution and InnerProduct once
 // their primitives exist: forward (src, weights, bias -> dst), backward-data (diff_dst, weights ->
 // diff_src) and backward-weights (src, diff_dst -> diff_weights, diff_bias, which are added to the
-// caller's plain gradients, as Caffe accumulates them).
+// caller's plain gradients, as Caffe accumulates them; no diff_bias where that primitive was
+// made without a bias).
 //
 // The caller's tensors are in the `user` layouts (the kernel's layouts()); each primitive may
 // want others, into which the
@@ -84,6 +85,7 @@ class WeightedPasses {
   dnnl::primitive backward_weights_;
   Relayout bwd_weights_src_, bwd_weights_diff_dst_;
   Accumulator diff_weights_, diff_bias_;
+  bool backward_bias_ = false;  // the weights pass computes diff_bias (its primitive has a bias)
   dnnl::memory bwd_weights_scratchpad_;
   Args bwd_weights_args_;
   size_t bwd_scratchpad_bytes_ = 0;  // the larger backward scratchpad
