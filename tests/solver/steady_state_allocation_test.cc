@@ -41,7 +41,8 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 namespace dtrain {
 namespace {
 
-// Every layer type with a oneDNN kernel, in a net of realistic shape.
+// Every layer type with a oneDNN kernel, in a net of realistic shape; "e" folds the BatchNorm,
+// Scale and ReLU after it on the oneDNN engine (kernels/conv_batch_norm.h).
 const char kSolver[] = R"(
   base_lr: 0.001 momentum: 0.9 weight_decay: 0.0005 lr_policy: "fixed" display: 0
   max_iter: 100 random_seed: 1 snapshot_after_train: false
@@ -65,7 +66,13 @@ const char kSolver[] = R"(
     layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }
     layer { name: "bn" type: "BatchNorm" bottom: "cat" top: "cat" }
     layer { name: "sum" type: "Eltwise" bottom: "cat" bottom: "pool1" top: "sum" }
-    layer { name: "ip" type: "InnerProduct" bottom: "sum" top: "ip"
+    layer { name: "e" type: "Convolution" bottom: "sum" top: "e"
+            convolution_param { num_output: 128 kernel_size: 1 bias_term: false
+                                weight_filler { type: "xavier" } } }
+    layer { name: "e_bn" type: "BatchNorm" bottom: "e" top: "e" }
+    layer { name: "e_scale" type: "Scale" bottom: "e" top: "e" scale_param { bias_term: true } }
+    layer { name: "e_relu" type: "ReLU" bottom: "e" top: "e" }
+    layer { name: "ip" type: "InnerProduct" bottom: "e" top: "ip"
             inner_product_param { num_output: 10 weight_filler { type: "xavier" } } }
     layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" }
   })";

@@ -123,6 +123,11 @@ Status FoldedConvBatchNorm::Init(const kernels::ConvBatchNormProblem& p, Scratch
   diff_sum_.assign(cout, 0.0);
   correction_.assign(cin * cin, 0.f);
   correction_bias_.assign(cin, 0.f);
+  diff_x_bias_.assign(cin, 0.0);
+  const size_t padded_in = static_cast<size_t>(in_blocks_ * block_);
+  center_.assign(padded_in, 0.f);
+  valid_.assign(padded_in, 0.f);
+  std::fill(valid_.begin(), valid_.begin() + p.in_channels, 1.f);
   return Status::Ok();
 }
 
@@ -151,12 +156,15 @@ static void CenterRow(const float* row, int64_t pixels, const float* center, con
 // Per-channel totals over the batch of what row_sums(row, sums) adds for each row (one image's
 // block of B channels) to its block's sums: each thread into partial sums of its own, added up
 // in a fixed order, so that reruns at one thread count are bit-identical.
+// `partial`: the threads' sums (grown once, then reused: no allocation per call).
 template <int B, typename RowSums>
 static void SumOverRows(int64_t rows, int64_t blocks, int64_t channels, RowSums row_sums,
-                        double* totals) {
+                        std::vector<double>* partial_sums, double* totals) {
   const int64_t padded = blocks * B;
   const int threads = omp_get_max_threads();
-  std::vector<double> partial(static_cast<size_t>(threads * padded), 0.0);
+  std::vector<double>& partial = *partial_sums;
+  if (partial.size() < static_cast<size_t>(threads * padded)) partial.resize(threads * padded);
+  std::fill(partial.begin(), partial.begin() + threads * padded, 0.0);
 #pragma omp parallel num_threads(threads)
   {
     double* mine = partial.data() + omp_get_thread_num() * padded;
@@ -175,16 +183,14 @@ void FoldedConvBatchNorm::CenterBlocks(const float* src) {
   SumOverRows<B>(
       rows, in_blocks_, problem_.in_channels,
       [&](int64_t row, double* sums) { AddRowSums<B>(src + row * row_floats, pixels_, sums); },
-      mean_x_.data());
-  std::vector<float> center(static_cast<size_t>(in_blocks_ * B), 0.f), valid(center.size(), 0.f);
+      &partial_, mean_x_.data());
   for (int64_t c = 0; c < problem_.in_channels; ++c) {
     mean_x_[c] /= count_;
-    center[c] = static_cast<float>(mean_x_[c]);
-    valid[c] = 1.f;
+    center_[c] = static_cast<float>(mean_x_[c]);
   }
   ForRows(rows, [&](int64_t row) {
     const int64_t first = (row % in_blocks_) * B;
-    CenterRow<B>(src + row * row_floats, pixels_, center.data() + first, valid.data() + first,
+    CenterRow<B>(src + row * row_floats, pixels_, center_.data() + first, valid_.data() + first,
                  centered_.data() + row * row_floats);
   });
 }
@@ -218,7 +224,7 @@ void FoldedConvBatchNorm::MaskAndSumBlocks(const float* dst, float* diff_dst) {
         MaskAndSumRow<B>(dst + row * row_floats, diff_dst + row * row_floats, pixels_,
                          problem_.relu, sums);
       },
-      diff_sum_.data());
+      &partial_, diff_sum_.data());
 }
 
 void FoldedConvBatchNorm::Center(const float* src) {
@@ -290,7 +296,7 @@ void FoldedConvBatchNorm::Backward(const float* /*src: centered_ instead*/, cons
                  sums_out_.data(), nullptr);
   // Per channel: the shift's and scale's gradients, and the weight of x' in diff_y (x_term),
   // which scales row c of W into weighted_ for C = W' weighted_.
-  std::vector<double> bias(static_cast<size_t>(cin), 0.0);
+  std::fill(diff_x_bias_.begin(), diff_x_bias_.end(), 0.0);
   for (int64_t c = 0; c < cout; ++c) {
     const float* w = weights + c * cin;
     const float* p = sums_out_.data() + c * cin;
@@ -309,12 +315,12 @@ void FoldedConvBatchNorm::Backward(const float* /*src: centered_ instead*/, cons
     }
     for (int64_t i = 0; i < cin; ++i) {
       weighted_[c * cin + i] = static_cast<float>(-x_term * w[i]);
-      bias[i] -= gain * s1 / count_ * w[i];
+      diff_x_bias_[i] -= gain * s1 / count_ * w[i];
     }
   }
   if (!diff_src) return;
   Gemm(true, cin, cin, cout, weights, weighted_.data(), correction_.data());
-  for (int64_t i = 0; i < cin; ++i) correction_bias_[i] = static_cast<float>(bias[i]);
+  for (int64_t i = 0; i < cin; ++i) correction_bias_[i] = static_cast<float>(diff_x_bias_[i]);
   moments_.Forward(context_, centered_.data(), correction_.data(), correction_bias_.data(),
                    diff_src);
 }

@@ -82,7 +82,10 @@ class FoldedConvBatchNorm : public kernels::ConvBatchNormKernel {
   std::vector<float> folded_weights_, folded_bias_;
   // Backward's sums: P (out x in) and s1 (out), then C = W' weighted_ and k.
   std::vector<float> sums_out_, weighted_, correction_, correction_bias_;
-  std::vector<double> diff_sum_;
+  std::vector<double> diff_sum_, diff_x_bias_;
+  // Per padded input lane: the mean subtracted, and 1 where the lane holds a channel (else 0).
+  std::vector<float> center_, valid_;
+  std::vector<double> partial_;  // the threads' per-channel sums in SumOverRows
 };
 
 }  // namespace dtrain::onednn
