@@ -1,5 +1,6 @@
 #include "kernels/conv_batch_norm.h"
 
+#include "kernels/onednn/depthwise_conv_batch_norm.h"
 #include "kernels/onednn/folded_conv_batch_norm.h"
 
 namespace dtrain::kernels {
@@ -7,6 +8,8 @@ namespace {
 
 const Implementation<ConvBatchNormKernel, ConvBatchNormProblem> kImplementations[] = {
     {Engine::kOnednn, "onednn", "oneDNN", &onednn::FoldedConvBatchNorm::Create},
+    {Engine::kOnednn, "onednn", "dtrain's loops on oneDNN's layout",
+     &onednn::DepthwiseConvBatchNorm::Create},
 };
 
 }  // namespace

@@ -1,39 +1,43 @@
-// ConvBatchNorm, the op: a 1x1 convolution (stride 1, no padding, one group, no bias) whose output
-// goes straight into batch normalisation with the batch's statistics, a per-channel scale and
-// shift and optionally a ReLU: what Caffe model files write as Convolution + BatchNorm + Scale
-// (+ ReLU) in place, which the Convolution layer then absorbs (layers/convolution_layer.h).
+// ConvBatchNorm, the op: a convolution without bias whose output goes straight into batch
+// normalisation with the batch's statistics, a per-channel scale and shift and optionally a
+// ReLU: what Caffe model files write as Convolution + BatchNorm + Scale (+ ReLU) in place, which
+// the Convolution layer then absorbs (layers/convolution_layer.h).
 //
-//   y = W x (at every pixel), dst = relu(scale_c * (y_c - mean_c) / sqrt(var_c + eps) + shift_c)
+//   y = conv(x, W), dst = relu(scale_c * (y_c - mean_c) / sqrt(var_c + eps) + shift_c)
 //
 // mean_c and var_c over the batch and the pixels, var biased. Backward gives what the separate
 // layers give: diff_src, diff_weights (added, as Caffe accumulates), diff_scale and diff_shift
 // (written).
 //
-// Implementations: oneDNN (kernels/onednn/folded_conv_batch_norm.h) only. A fusion has no
-// reference entry: where the list declines, the layers stay separate and run as they would.
+// Implementations, in order, each for its own kind of convolution: a 1x1 convolution with the
+// normalisation folded into it (kernels/onednn/folded_conv_batch_norm.h), a depthwise one with the
+// normalisation computed in its passes (kernels/onednn/depthwise_conv_batch_norm.h), both on
+// oneDNN's blocked layout. A fusion has no reference entry: where the list declines, the layers
+// stay separate and run as they would.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "kernels/convolution.h"
 #include "kernels/kernel_list.h"
 
 namespace dtrain::kernels {
 
 struct ConvBatchNormProblem {
-  int64_t batch = 1, in_channels = 1, out_channels = 1, height = 1, width = 1;
+  ConvolutionShape shape;
   float eps = 1e-5f;
   bool relu = false;
   bool operator==(const ConvBatchNormProblem& o) const {
-    return batch == o.batch && in_channels == o.in_channels && out_channels == o.out_channels &&
-           height == o.height && width == o.width && eps == o.eps && relu == o.relu;
+    return shape == o.shape && eps == o.eps && relu == o.relu;
   }
 };
 
 class ConvBatchNormKernel : public Kernel {
  public:
-  // weights: out_channels x in_channels, plain; scale and shift: out_channels floats each. mean
+  // weights: plain, as the Convolution op's (out_channels, in_channels / groups, kernel_h,
+  // kernel_w); scale and shift: out_channels floats each. mean
   // and variance (out_channels floats each) receive the batch's statistics of y.
   virtual void Forward(const float* src, const float* weights, const float* scale,
                        const float* shift, float* dst, float* mean, float* variance) = 0;

@@ -12,8 +12,7 @@ int ConvolutionLayer::OutputSize(int in, int kernel, int pad, int stride, int di
 }
 
 kernels::ConvBatchNormProblem ConvolutionLayer::FoldedProblem() const {
-  return {conv_.batch, conv_.in_channels,  conv_.out_channels, conv_.in_h,
-          conv_.in_w,  batch_norm_->eps(), absorbed_.relu()};
+  return {conv_, batch_norm_->eps(), absorbed_.relu()};
 }
 
 Status ConvolutionLayer::ReshapeKernel() {
@@ -29,17 +28,22 @@ bool ConvolutionLayer::Absorb(Layer& next) {
   return AbsorbBatchNorm(next);
 }
 
-// A BatchNorm is taken only where the folded op applies (the header) and its list accepts the
-// problem on this layer's engine.
+// A BatchNorm is taken only where one of the fused kernels applies (the header) and the op's list
+// accepts the problem on this layer's engine.
 bool ConvolutionLayer::AbsorbBatchNorm(Layer& next) {
   auto* batch_norm = dynamic_cast<BatchNormLayer*>(&next);
+  if (!batch_norm || !batch_norm->batch_statistics() || bias_term_ || num_bottoms_ != 1) {
+    return false;
+  }
   const kernels::Window2d& w = window_;
-  const bool pointwise = w.kernel_h == 1 && w.kernel_w == 1 && w.stride_h == 1 && w.stride_w == 1 &&
-                         w.pad_h == 0 && w.pad_w == 0 && w.dilation_h == 1 && w.dilation_w == 1 &&
-                         group_ == 1 && !bias_term_ && num_bottoms_ == 1;
+  const bool pointwise = w.IsPointwise() && w.dilation_h == 1 && w.dilation_w == 1 && group_ == 1;
   const bool widens =
       static_cast<int64_t>(channels_) * channels_ <= 8 * static_cast<int64_t>(num_output_);
-  if (!batch_norm || !batch_norm->batch_statistics() || !pointwise || !widens) return false;
+  // Depthwise: where the output has at least 56 x 56 pixels (below, the kernel's backward pass
+  // ran slower than oneDNN's depthwise kernels and the separate BatchNorm: the header).
+  const bool depthwise = group_ == channels_ && num_output_ == channels_ &&
+                         static_cast<int64_t>(conv_.out_h) * conv_.out_w >= 56 * 56;
+  if (!(pointwise && widens) && !depthwise) return false;
   batch_norm_ = batch_norm;
   absorbed_.Reset(num_output_);
   std::string report;

@@ -7,17 +7,23 @@
 // into `group` independent groups. Parameters as in BaseConvolutionLayer. Computed by the
 // Convolution op's kernel (kernels/convolution.h), chosen per problem from its list.
 //
-// Fusion (Layer::Absorb): a 1x1 convolution (stride 1, no padding, one group, no bias, one bottom)
-// that widens its input enough takes over a BatchNorm with batch statistics running in place on
-// its top right after it, and then the Scale and ReLU that BatchNorm would take
-// (layers/absorbed_scale_relu.h): the ConvBatchNorm op (kernels/conv_batch_norm.h) folds the
-// normalisation into the convolution. "Enough": in_channels^2 <= 8 x num_output, where the op's
-// extra in x in work per pixel cost less than the passes over the wide output it saves in every
-// shape measured (MobileNet v2's expansions of 16, 24 and 32 channels sixfold: 1.2-1.6x faster
-// with their BatchNorm, AMD EPYC, 2 threads; 64 channels sixfold ran even, 96 and 160 slower, as
-// would ResNet's 64 -> 256). The BatchNorm keeps its running statistics,
-// the Scale its blobs. Where the op's list declines (engine REFERENCE, fewer than 8 input
-// channels), nothing is absorbed and the BatchNorm takes its Scale and ReLU itself.
+// Fusion (Layer::Absorb): a convolution without bias and with one bottom takes over a BatchNorm
+// with batch statistics running in place on its top right after it, and then the Scale and ReLU
+// that BatchNorm would take (layers/absorbed_scale_relu.h), computing them in the ConvBatchNorm op
+// (kernels/conv_batch_norm.h), where one of its kernels fits and was measured faster than the
+// separate layers (AMD EPYC, 2 threads, MobileNet v2 at batch 32):
+// - a 1x1 convolution (stride 1, no padding, one group) that widens enough folds the
+//   normalisation into itself. "Enough": in_channels^2 <= 8 x num_output, where the op's extra
+//   in x in work per pixel cost less than the passes over the wide output it saves (MobileNet v2's
+//   expansions of 16, 24 and 32 channels sixfold: 1.2-1.6x faster with their BatchNorm; 64
+//   channels sixfold ran even, 96 and 160 slower, as would ResNet's 64 -> 256);
+// - a depthwise convolution (one filter per channel, 3x3 or 5x5) with at least 56 x 56 output
+//   pixels computes the normalisation in its own passes (MobileNet v2's 112 x 112 and 56 x 56
+//   ones: even to 10% faster with their BatchNorm; on 28 x 28 and smaller its backward pass ran
+//   slower than oneDNN's depthwise kernel with the separate BatchNorm).
+// The BatchNorm keeps its running statistics, the Scale its blobs. Where the op's list declines
+// (engine REFERENCE, fewer than 8 channels, other windows), nothing is absorbed and the BatchNorm
+// takes its Scale and ReLU itself.
 #pragma once
 
 #include <vector>

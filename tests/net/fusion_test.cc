@@ -1,8 +1,8 @@
 // Layer fusion (Layer::Absorb, Net::FuseLayers): a net whose BatchNorm absorbs the Scale and ReLU
-// after it, or whose 1x1 Convolution absorbs BatchNorm, Scale and ReLU, computes what the same net
-// computes layer by layer (fuse_layers: false, reference kernels): loss, every learnable gradient,
-// the input's gradient and BatchNorm's running statistics, over two iterations, in TRAIN and in
-// TEST, on every engine.
+// after it, or whose 1x1 or depthwise Convolution absorbs BatchNorm, Scale and ReLU, computes what
+// the same net computes layer by layer (fuse_layers: false, reference kernels): loss, every
+// learnable gradient, the input's gradient and BatchNorm's running statistics, over two iterations,
+// in TRAIN and in TEST, on every engine.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -333,6 +333,124 @@ TEST(Fusion, ConvolutionsOutsideTheFoldKeepTheirBatchNorm) {
     ExpectFolded(NetAround(layers), false);
     ExpectSameTraining(NetAround(layers), TRAIN, "", {"scale", "relu"});
   }
+}
+
+// A depthwise convolution (one filter per channel) takes BatchNorm, Scale and ReLU in TRAIN on the
+// default engine (the depthwise op computes the normalisation in its passes); each way equals
+// the separate layers. `window`: its kernel, stride and padding.
+std::string DepthwiseLayers(const std::string& input, int channels, const std::string& window,
+                            const std::string& after_batch_norm) {
+  const std::string n = std::to_string(channels);
+  return R"(
+    layer { name: "e" type: "Convolution" bottom: ")" +
+         input + R"(" top: "e"
+            convolution_param { num_output: )" +
+         n + " group: " + n + " " + window + R"(
+                                bias_term: false
+                                weight_filler { type: "gaussian" std: 0.3 } } }
+    layer { name: "bn" type: "BatchNorm" bottom: "e" top: "e" })" +
+         after_batch_norm + R"(
+    layer { name: "y" type: "Convolution" bottom: "e" top: "y"
+            convolution_param { num_output: 16 kernel_size: 1
+                                weight_filler { type: "gaussian" std: 0.2 } } })";
+}
+
+// The net's input resized: batch, channels and pixels of x, and the pixels of the target.
+std::string Resized(std::string text, const std::string& x_dims, const std::string& t_pixels) {
+  text.replace(text.find("dim: 4 dim: 6 dim: 5 dim: 5"), 27, x_dims);
+  const std::string target = "dim: 4 dim: 16 dim: 5 dim: 5";
+  std::string batch = x_dims.substr(0, x_dims.find(" dim: ", 5));
+  text.replace(text.find(target), target.size(), batch + " dim: 16 " + t_pixels);
+  return text;
+}
+
+// The smallest output the depthwise kernel takes: 56 x 56 pixels (layers/convolution_layer.h).
+std::string AtDepthwiseSize(const std::string& layers) {
+  return Resized(NetAround(layers), "dim: 2 dim: 6 dim: 56 dim: 56", "dim: 56 dim: 56");
+}
+
+TEST(Fusion, DepthwiseConvolutionTakesBatchNormScaleRelu) {
+  const std::string text =
+      AtDepthwiseSize(DepthwiseLayers("c", 16, "kernel_size: 3 pad: 1", ScaleAndRelu(true, true)));
+  ExpectFolded(text, true);
+  ExpectSameTrainingEverywhere(text, {"scale", "relu"});
+}
+
+TEST(Fusion, DepthwiseConvolutionTakesBatchNormAlone) {
+  const std::string text = AtDepthwiseSize(DepthwiseLayers("c", 16, "kernel_size: 3 pad: 1", ""));
+  ExpectFolded(text, true);
+  ExpectSameTrainingEverywhere(text, {});
+}
+
+// Stride 2 on odd sizes, where the last input row and column are read by no window; 5x5 windows
+// with padding 2 and with none; 24 channels (a partly filled block); a batch and image that split
+// unevenly over threads; blocks too large to take together.
+TEST(Fusion, DepthwiseConvolutionStridesWindowsAndSizes) {
+  struct Case {
+    const char* window;
+    const char* x_dims;  // x: batch, channels (6, into c), height, width
+    const char* t_pixels;
+    int channels;
+  };
+  const Case cases[] = {
+      {"kernel_size: 3 pad: 1 stride: 2", "dim: 2 dim: 6 dim: 113 dim: 115", "dim: 57 dim: 58", 16},
+      {"kernel_size: 3 stride: 2", "dim: 2 dim: 6 dim: 116 dim: 114", "dim: 57 dim: 56", 16},
+      {"kernel_size: 5 pad: 2", "dim: 3 dim: 6 dim: 57 dim: 61", "dim: 57 dim: 61", 16},
+      {"kernel_size: 5", "dim: 2 dim: 6 dim: 62 dim: 60", "dim: 58 dim: 56", 16},
+      {"kernel_size: 3 pad: 1", "dim: 3 dim: 6 dim: 59 dim: 56", "dim: 59 dim: 56", 24},
+      {"kernel_size: 5 pad: 2 stride: 2", "dim: 3 dim: 6 dim: 115 dim: 117", "dim: 58 dim: 59", 24},
+      // Each 16-channel block 4.2 MB: the passes run over several chunks of blocks.
+      {"kernel_size: 3 pad: 1", "dim: 2 dim: 6 dim: 182 dim: 182", "dim: 182 dim: 182", 48},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.window) + ", x " + c.x_dims + ", " + std::to_string(c.channels));
+    std::string around =
+        NetAround(DepthwiseLayers("c", c.channels, c.window, ScaleAndRelu(true, true)));
+    around.replace(around.find("num_output: 16 kernel_size: 3 pad: 1"), 14,
+                   "num_output: " + std::to_string(c.channels));
+    const std::string text = Resized(around, c.x_dims, c.t_pixels);
+    ExpectFolded(text, true);
+    ExpectSameTraining(text, TRAIN, "", {"bn", "scale", "relu"});
+  }
+}
+
+// The depthwise convolution's input far from zero; then with a bottom that takes no gradient,
+// and with frozen weights.
+TEST(Fusion, DepthwiseBatchNormOnAnInputFarFromZero) {
+  const std::string text = NetAround(
+      R"(
+    layer { name: "far" type: "Power" bottom: "c" top: "far" power_param { shift: 50 } })" +
+      DepthwiseLayers("far", 16, "kernel_size: 3 pad: 1 stride: 2", ScaleAndRelu(true, true)));
+  const std::string resized = Resized(text, "dim: 2 dim: 6 dim: 112 dim: 112", "dim: 56 dim: 56");
+  ExpectFolded(resized, true);
+  ExpectSameTraining(resized, TRAIN, "", {"bn", "scale", "relu"});
+  std::string frozen_input = resized;
+  frozen_input.replace(frozen_input.find(R"(bottom: "far" top: "e")"), 22,
+                       R"(bottom: "far" top: "e" propagate_down: false)");
+  ExpectSameTraining(frozen_input, TRAIN, "", {"bn", "scale", "relu"});
+  std::string frozen_weights = resized;
+  frozen_weights.replace(frozen_weights.find(R"(bottom: "far" top: "e")"), 22,
+                         R"(bottom: "far" top: "e" param { lr_mult: 0 })");
+  ExpectSameTraining(frozen_weights, TRAIN, "", {"bn", "scale", "relu"});
+}
+
+// Not taken: an output below 56 x 56 pixels (56 x 55), a 7x7 window, dilation, a channel
+// multiplier (16 -> 32 in 16 groups); their BatchNorm runs (and absorbs) as before.
+TEST(Fusion, DepthwiseConvolutionsOutsideTheKernelKeepTheirBatchNorm) {
+  const std::string small = Resized(
+      NetAround(DepthwiseLayers("c", 16, "kernel_size: 3 pad: 1", ScaleAndRelu(true, true))),
+      "dim: 2 dim: 6 dim: 56 dim: 55", "dim: 56 dim: 55");
+  ExpectFolded(small, false);
+  ExpectSameTraining(small, TRAIN, "", {"scale", "relu"});
+  for (const char* window : {"kernel_size: 7 pad: 3", "kernel_size: 3 pad: 2 dilation: 2"}) {
+    const std::string text =
+        AtDepthwiseSize(DepthwiseLayers("c", 16, window, ScaleAndRelu(true, true)));
+    ExpectFolded(text, false);
+    ExpectSameTraining(text, TRAIN, "", {"scale", "relu"});
+  }
+  std::string multiplier = DepthwiseLayers("c", 16, "kernel_size: 3 pad: 1", "");
+  multiplier.replace(multiplier.find("num_output: 16"), 14, "num_output: 32");
+  ExpectFolded(AtDepthwiseSize(multiplier), false);
 }
 
 }  // namespace

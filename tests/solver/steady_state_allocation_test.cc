@@ -42,20 +42,27 @@ namespace dtrain {
 namespace {
 
 // Every layer type with a oneDNN kernel, in a net of realistic shape; "e" folds the BatchNorm,
-// Scale and ReLU after it on the oneDNN engine (kernels/conv_batch_norm.h).
+// Scale and ReLU after it on the oneDNN engine and the depthwise "d" computes its own
+// (kernels/conv_batch_norm.h).
 const char kSolver[] = R"(
   base_lr: 0.001 momentum: 0.9 weight_decay: 0.0005 lr_policy: "fixed" display: 0
   max_iter: 100 random_seed: 1 snapshot_after_train: false
   net_param {
     layer { name: "data" type: "DummyData" top: "data" top: "label"
-            dummy_data_param { refill: false shape { dim: 8 dim: 3 dim: 16 dim: 16 }
+            dummy_data_param { refill: false shape { dim: 8 dim: 3 dim: 56 dim: 56 }
                                shape { dim: 8 } data_filler { type: "gaussian" std: 1 }
                                data_filler { type: "constant" value: 1 } } }
     layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1"
             convolution_param { num_output: 16 kernel_size: 3 pad: 1
                                 weight_filler { type: "xavier" } } }
     layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
-    layer { name: "norm1" type: "LRN" bottom: "conv1" top: "norm1" }
+    layer { name: "d" type: "Convolution" bottom: "conv1" top: "d"
+            convolution_param { num_output: 16 group: 16 kernel_size: 3 pad: 1 bias_term: false
+                                weight_filler { type: "xavier" } } }
+    layer { name: "d_bn" type: "BatchNorm" bottom: "d" top: "d" }
+    layer { name: "d_scale" type: "Scale" bottom: "d" top: "d" scale_param { bias_term: true } }
+    layer { name: "d_relu" type: "ReLU" bottom: "d" top: "d" }
+    layer { name: "norm1" type: "LRN" bottom: "d" top: "norm1" }
     layer { name: "pool1" type: "Pooling" bottom: "norm1" top: "pool1"
             pooling_param { pool: MAX kernel_size: 3 stride: 2 } }
     layer { name: "a" type: "Convolution" bottom: "pool1" top: "a"

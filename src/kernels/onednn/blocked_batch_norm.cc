@@ -6,45 +6,13 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/onednn/channel_lanes.h"
+#include "kernels/onednn/batch_norm_lanes.h"
 #include "kernels/onednn/common.h"
 #include "kernels/onednn/memory_layout.h"
-
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
 
 namespace dtrain::onednn {
 namespace {
 
-// Non-temporal stores (past the caches, no read of the line first) when `stream`: a tensor
-// larger than the caches is not read back soon, and the store then costs one pass over memory
-// instead of two. Buffers are 16-byte aligned (glibc's malloc), so 4 floats a store.
-template <int B>
-inline void Store(float* p, Vec<B> v, bool stream) {
-#if defined(__SSE2__)
-  if (stream) {
-    for (int k = 0; k < B; k += 4) _mm_stream_ps(p + k, __m128{v[k], v[k + 1], v[k + 2], v[k + 3]});
-    return;
-  }
-#endif
-  *reinterpret_cast<Vec<B>*>(p) = v;
-}
-
-// The forward's output, and what backward recomputes for the ReLU's mask: one expression, so
-// that both passes round alike.
-template <int B>
-struct Coefficients {
-  Vec<B> gain, center, shift;
-  Coefficients(const float* gain_of, const float* center_of, const float* shift_of)
-      : gain(Load<B>(gain_of)), center(Load<B>(center_of)), shift(Load<B>(shift_of)) {}
-};
-template <int B>
-inline Vec<B> Normalized(Vec<B> x, const Coefficients<B>& k) {
-  return k.gain * (x - k.center) + k.shift;
-}
-
-constexpr size_t kStreamBytes = size_t{4} << 20;  // past both cores' L2
 // The bytes of channel blocks a two-pass round works on, so that the second pass finds them in
 // the last-level cache.
 constexpr int64_t kChunkBytes = int64_t{8} << 20;
@@ -128,9 +96,7 @@ void BlockedBatchNorm::TwoPasses(int tensors, ReduceRow reduce_row, MakeCoeffici
         apply_row((i / count) * blocks_ + block, block);
       }
     }
-#if defined(__SSE2__)
-    _mm_sfence();  // the non-temporal stores visible before the caller reads
-#endif
+    FenceStreamingStores();
   }
 }
 

@@ -7,6 +7,10 @@
 // differs between ISAs; the functions taking them are internal to the files that use them.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 namespace dtrain::onednn {
 
 template <int B>
@@ -31,6 +35,27 @@ inline Vec<B> Load(const float* p) {
 template <int B>
 inline void StoreTo(float* p, Vec<B> v) {
   *reinterpret_cast<Vec<B>*>(p) = v;
+}
+
+// Non-temporal stores (past the caches, no read of the line first) when `stream`: a tensor
+// larger than the caches is not read back soon, and the store then costs one pass over memory
+// instead of two. Buffers are 16-byte aligned (glibc's malloc), so 4 floats a store. After the
+// last, FenceStreamingStores() before another thread reads them.
+template <int B>
+inline void Store(float* p, Vec<B> v, bool stream) {
+#if defined(__SSE2__)
+  if (stream) {
+    for (int k = 0; k < B; k += 4) _mm_stream_ps(p + k, __m128{v[k], v[k + 1], v[k + 2], v[k + 3]});
+    return;
+  }
+#endif
+  StoreTo<B>(p, v);
+}
+
+inline void FenceStreamingStores() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
 }
 
 }  // namespace dtrain::onednn

@@ -1,13 +1,12 @@
 #include "kernels/onednn/folded_conv_batch_norm.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include "core/check.h"
 #include "kernels/onednn/channel_lanes.h"
 #include "kernels/onednn/memory_layout.h"
+#include "kernels/onednn/row_sums.h"
 
 namespace dtrain::onednn {
 
@@ -76,19 +75,17 @@ void Gemm(bool transpose_a, int64_t m, int64_t n, int64_t k, const float* a, con
   DT_CHECK(status == dnnl_success);
 }
 
-// Parallel over `rows`, each thread's part a contiguous range in a static order.
-template <typename Body>
-void ForRows(int64_t rows, Body body) {
-#pragma omp parallel for schedule(static)
-  for (int64_t row = 0; row < rows; ++row) body(row);
-}
-
 }  // namespace
 
 StatusOr<std::unique_ptr<kernels::ConvBatchNormKernel>> FoldedConvBatchNorm::Create(
     const kernels::ConvBatchNormProblem& problem, const kernels::KernelRequest& request) {
-  if (problem.in_channels < 8) return Unsupported("fewer than 8 input channels");
-  if (problem.batch * problem.height * problem.width == 0) return Unsupported("an empty batch");
+  const kernels::ConvolutionShape& shape = problem.shape;
+  if (!shape.window.IsPointwise() || shape.groups != 1 || shape.window.dilation_h != 1 ||
+      shape.window.dilation_w != 1) {
+    return Unsupported("not a 1x1 convolution of one group");
+  }
+  if (shape.in_channels < 8) return Unsupported("fewer than 8 input channels");
+  if (shape.batch * shape.in_h * shape.in_w == 0) return Unsupported("an empty batch");
   return CreateKernel<kernels::ConvBatchNormKernel, FoldedConvBatchNorm>(
       "folded convolution and batch normalisation", problem, request.scratch);
 }
@@ -97,12 +94,14 @@ Status FoldedConvBatchNorm::Init(const kernels::ConvBatchNormProblem& p, Scratch
   problem_ = p;
   scratch_ = ScratchRef(scratch);
   block_ = BlocksOf16Channels() ? 16 : 8;
-  in_blocks_ = (p.in_channels + block_ - 1) / block_;
-  out_blocks_ = (p.out_channels + block_ - 1) / block_;
-  pixels_ = p.height * p.width;
-  count_ = static_cast<double>(p.batch) * static_cast<double>(pixels_);
-  const memory::desc in = BlockedDesc4d({p.batch, p.in_channels, p.height, p.width});
-  const memory::desc out = BlockedDesc4d({p.batch, p.out_channels, p.height, p.width});
+  in_blocks_ = (p.shape.in_channels + block_ - 1) / block_;
+  out_blocks_ = (p.shape.out_channels + block_ - 1) / block_;
+  pixels_ = p.shape.in_h * p.shape.in_w;
+  count_ = static_cast<double>(p.shape.batch) * static_cast<double>(pixels_);
+  const memory::desc in =
+      BlockedDesc4d({p.shape.batch, p.shape.in_channels, p.shape.in_h, p.shape.in_w});
+  const memory::desc out =
+      BlockedDesc4d({p.shape.batch, p.shape.out_channels, p.shape.in_h, p.shape.in_w});
   SetUp1x1(context_, scratch_.get(), in, out, p.relu ? ReluPostOp() : dnnl::post_ops(), &conv_,
            &implementation_);
   std::string moments_implementation;
@@ -110,7 +109,8 @@ Status FoldedConvBatchNorm::Init(const kernels::ConvBatchNormProblem& p, Scratch
   layouts_ = {LayoutFor(context_, in), LayoutFor(context_, out)};
   implementation_ = "folded " + implementation_;
 
-  const size_t cin = static_cast<size_t>(p.in_channels), cout = static_cast<size_t>(p.out_channels);
+  const size_t cin = static_cast<size_t>(p.shape.in_channels),
+               cout = static_cast<size_t>(p.shape.out_channels);
   centered_.assign(in.get_size() / sizeof(float), 0.f);
   mean_x_.assign(cin, 0.0);
   scatter_.assign(cin * cin, 0.f);
@@ -127,7 +127,7 @@ Status FoldedConvBatchNorm::Init(const kernels::ConvBatchNormProblem& p, Scratch
   const size_t padded_in = static_cast<size_t>(in_blocks_ * block_);
   center_.assign(padded_in, 0.f);
   valid_.assign(padded_in, 0.f);
-  std::fill(valid_.begin(), valid_.begin() + p.in_channels, 1.f);
+  std::fill(valid_.begin(), valid_.begin() + p.shape.in_channels, 1.f);
   return Status::Ok();
 }
 
@@ -153,38 +153,14 @@ static void CenterRow(const float* row, int64_t pixels, const float* center, con
   }
 }
 
-// Per-channel totals over the batch of what row_sums(row, sums) adds for each row (one image's
-// block of B channels) to its block's sums: each thread into partial sums of its own, added up
-// in a fixed order, so that reruns at one thread count are bit-identical.
-// `partial`: the threads' sums (grown once, then reused: no allocation per call).
-template <int B, typename RowSums>
-static void SumOverRows(int64_t rows, int64_t blocks, int64_t channels, RowSums row_sums,
-                        std::vector<double>* partial_sums, double* totals) {
-  const int64_t padded = blocks * B;
-  const int threads = omp_get_max_threads();
-  std::vector<double>& partial = *partial_sums;
-  if (partial.size() < static_cast<size_t>(threads * padded)) partial.resize(threads * padded);
-  std::fill(partial.begin(), partial.begin() + threads * padded, 0.0);
-#pragma omp parallel num_threads(threads)
-  {
-    double* mine = partial.data() + omp_get_thread_num() * padded;
-#pragma omp for schedule(static)
-    for (int64_t row = 0; row < rows; ++row) row_sums(row, mine + (row % blocks) * B);
-  }
-  for (int64_t c = 0; c < channels; ++c) {
-    totals[c] = 0.0;
-    for (int t = 0; t < threads; ++t) totals[c] += partial[t * padded + c];
-  }
-}
-
 template <int B>
 void FoldedConvBatchNorm::CenterBlocks(const float* src) {
-  const int64_t rows = problem_.batch * in_blocks_, row_floats = pixels_ * B;
-  SumOverRows<B>(
-      rows, in_blocks_, problem_.in_channels,
+  const int64_t rows = problem_.shape.batch * in_blocks_, row_floats = pixels_ * B;
+  SumOverRows(
+      rows, in_blocks_, B, problem_.shape.in_channels,
       [&](int64_t row, double* sums) { AddRowSums<B>(src + row * row_floats, pixels_, sums); },
       &partial_, mean_x_.data());
-  for (int64_t c = 0; c < problem_.in_channels; ++c) {
+  for (int64_t c = 0; c < problem_.shape.in_channels; ++c) {
     mean_x_[c] /= count_;
     center_[c] = static_cast<float>(mean_x_[c]);
   }
@@ -217,9 +193,9 @@ static void MaskAndSumRow(const float* dst, float* diff, int64_t pixels, bool re
 
 template <int B>
 void FoldedConvBatchNorm::MaskAndSumBlocks(const float* dst, float* diff_dst) {
-  const int64_t rows = problem_.batch * out_blocks_, row_floats = pixels_ * B;
-  SumOverRows<B>(
-      rows, out_blocks_, problem_.out_channels,
+  const int64_t rows = problem_.shape.batch * out_blocks_, row_floats = pixels_ * B;
+  SumOverRows(
+      rows, out_blocks_, B, problem_.shape.out_channels,
       [&](int64_t row, double* sums) {
         MaskAndSumRow<B>(dst + row * row_floats, diff_dst + row * row_floats, pixels_,
                          problem_.relu, sums);
@@ -237,7 +213,7 @@ void FoldedConvBatchNorm::Center(const float* src) {
 
 void FoldedConvBatchNorm::Forward(const float* src, const float* weights, const float* scale,
                                   const float* shift, float* dst, float* mean, float* variance) {
-  const int64_t cin = problem_.in_channels, cout = problem_.out_channels;
+  const int64_t cin = problem_.shape.in_channels, cout = problem_.shape.out_channels;
   Center(src);
   // scatter_ = sum over pixels of centered x x', the weight gradient of an in -> in convolution
   // whose output gradient is its input.
@@ -289,7 +265,7 @@ void FoldedConvBatchNorm::Backward(const float* /*src: centered_ instead*/, cons
                                    float* diff_dst, const float* weights, const float* scale,
                                    float* diff_src, float* diff_weights, float* diff_scale,
                                    float* diff_shift) {
-  const int64_t cin = problem_.in_channels, cout = problem_.out_channels;
+  const int64_t cin = problem_.shape.in_channels, cout = problem_.shape.out_channels;
   MaskAndSum(dst, diff_dst);
   std::fill(sums_out_.begin(), sums_out_.end(), 0.f);
   conv_.Backward(context_, centered_.data(), diff_dst, folded_weights_.data(), diff_src,
