@@ -39,8 +39,8 @@ bool ConvolutionLayer::AbsorbBatchNorm(Layer& next) {
   const bool pointwise = w.IsPointwise() && w.dilation_h == 1 && w.dilation_w == 1 && group_ == 1;
   const bool widens =
       static_cast<int64_t>(channels_) * channels_ <= 8 * static_cast<int64_t>(num_output_);
-  // Depthwise: where the output has at least 56 x 56 pixels (below, the kernel's backward pass
-  // ran slower than oneDNN's depthwise kernels and the separate BatchNorm: the header).
+  // Depthwise: where the output has at least 56 x 56 = 3136 pixels (below, the kernel's backward
+  // pass ran slower than oneDNN's depthwise kernels and the separate BatchNorm: the header).
   const bool depthwise = group_ == channels_ && num_output_ == channels_ &&
                          static_cast<int64_t>(conv_.out_h) * conv_.out_w >= 56 * 56;
   if (!(pointwise && widens) && !depthwise) return false;

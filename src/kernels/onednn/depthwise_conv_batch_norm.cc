@@ -341,7 +341,7 @@ void DepthwiseConvBatchNorm::ForwardBlocks(const float* src, const float* weight
   const kernels::ConvolutionShape& s = problem_.shape;
   const Geometry g = GeometryOf(s, zeros_);
   const int64_t channels = s.in_channels, planes = s.batch * blocks_;
-  const int64_t in_plane = s.in_h * s.in_w * B, row_floats = s.out_w * B;
+  const int64_t in_plane = int64_t{s.in_h} * s.in_w * B, row_floats = int64_t{s.out_w} * B;
   const int64_t out_plane = s.out_h * row_floats;
   for (int64_t c = 0; c < channels; ++c) {
     for (int t = 0; t < K * K; ++t)
@@ -405,7 +405,7 @@ void DepthwiseConvBatchNorm::ForwardBlocks(const float* src, const float* weight
           const ReluGate<B> relu(problem_.relu);
           const float* y = y_.data() + plane * out_plane;
           float* out = dst + plane * out_plane;
-          for (int64_t p = 0; p < s.out_h * s.out_w; ++p) {
+          for (int64_t p = 0; p < int64_t{s.out_h} * s.out_w; ++p) {
             const Vec<B> z = Normalized<B>(Load<B>(y + p * B), k);
             Store<B>(out + p * B, relu(z, z), stream);
           }
@@ -422,7 +422,7 @@ void DepthwiseConvBatchNorm::BackwardBlocks(const float* src, const float* diff_
   const kernels::ConvolutionShape& s = problem_.shape;
   const Geometry g = GeometryOf(s, zeros_);
   const int64_t channels = s.in_channels, planes = s.batch * blocks_;
-  const int64_t in_plane = s.in_h * s.in_w * B, row_floats = s.out_w * B;
+  const int64_t in_plane = int64_t{s.in_h} * s.in_w * B, row_floats = int64_t{s.out_w} * B;
   const int64_t out_plane = s.out_h * row_floats;
   const double m = static_cast<double>(s.batch) * s.out_h * s.out_w;
   const bool stream = diff_src && Streams(diff_src, planes * in_plane);
@@ -436,7 +436,7 @@ void DepthwiseConvBatchNorm::BackwardBlocks(const float* src, const float* diff_
         const ReluGate<B> relu(problem_.relu);  // the diff that reaches the normalisation
         const float* y = y_.data() + plane * out_plane;
         const float* dz = diff_dst + plane * out_plane;
-        const int64_t pixels = s.out_h * s.out_w;
+        const int64_t pixels = int64_t{s.out_h} * s.out_w;
         for (int64_t start = 0; start < pixels; start += kFloatPixels) {
           Vec<B> sum = {}, products = {};
           for (int64_t p = start; p < std::min(pixels, start + kFloatPixels); ++p) {

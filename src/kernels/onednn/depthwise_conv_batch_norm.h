@@ -11,14 +11,15 @@
 // row's normalised gradient lives only in a ring of K rows in the cache, from which the weight
 // gradient is summed and every input row of diff_src gathered once all its readers are in the
 // ring (separately: the normalised gradient is written, then read by the data and again by the
-// weight gradient). Both directions run chunk by chunk of channel blocks (8 MiB of y a chunk
-// where a block is that small) so that the second pass finds what the first read in the cache;
-// tensors larger than the caches are written with non-temporal stores.
+// weight gradient). Both directions run chunk by chunk of channel blocks (8 MiB of each tensor both
+// passes read a chunk where a block is that small) so that the second pass finds what the first
+// read in the cache; tensors larger than the caches are written with non-temporal stores.
 //
-// Statistics and gradient sums: in float over about 256 pixels, about a per-channel pivot (the
-// first image's middle output pixel) for the variance, in double beyond, in a static order per
-// thread count: reruns at one thread count are bit-identical. Declines other kernel sizes,
-// dilation, a channel multiplier, fewer than 8 channels and empty batches. Not thread-safe.
+// Statistics and gradient sums: in float over about 256 pixels (whole rows, however long, where
+// summed as rows are made), about a per-channel pivot (the first image's middle output pixel) for
+// the variance, in double beyond, in a static order per thread count: reruns at one thread count
+// are bit-identical. Declines other kernel sizes, dilation, a channel multiplier, fewer than 8
+// channels and empty batches. Not thread-safe.
 #pragma once
 
 #include <memory>

@@ -85,7 +85,7 @@ StatusOr<std::unique_ptr<kernels::ConvBatchNormKernel>> FoldedConvBatchNorm::Cre
     return Unsupported("not a 1x1 convolution of one group");
   }
   if (shape.in_channels < 8) return Unsupported("fewer than 8 input channels");
-  if (shape.batch * shape.in_h * shape.in_w == 0) return Unsupported("an empty batch");
+  if (int64_t{shape.batch} * shape.in_h * shape.in_w == 0) return Unsupported("an empty batch");
   return CreateKernel<kernels::ConvBatchNormKernel, FoldedConvBatchNorm>(
       "folded convolution and batch normalisation", problem, request.scratch);
 }
@@ -96,7 +96,7 @@ Status FoldedConvBatchNorm::Init(const kernels::ConvBatchNormProblem& p, Scratch
   block_ = BlocksOf16Channels() ? 16 : 8;
   in_blocks_ = (p.shape.in_channels + block_ - 1) / block_;
   out_blocks_ = (p.shape.out_channels + block_ - 1) / block_;
-  pixels_ = p.shape.in_h * p.shape.in_w;
+  pixels_ = int64_t{p.shape.in_h} * p.shape.in_w;
   count_ = static_cast<double>(p.shape.batch) * static_cast<double>(pixels_);
   const memory::desc in =
       BlockedDesc4d({p.shape.batch, p.shape.in_channels, p.shape.in_h, p.shape.in_w});
