@@ -284,6 +284,23 @@ TEST(Fusion, ExpandingConvolutionFoldsBatchNormAlone) {
   ExpectSameTrainingEverywhere(text, {});
 }
 
+// `text` (whose convolution "e" reads blob "far" and absorbs bn, scale and relu) folds and trains
+// as the separate layers; so it does with a bottom that takes no gradient, and with frozen weights.
+void ExpectFoldedTrainingAlsoFrozen(const std::string& text) {
+  const std::vector<std::string> absorbed = {"bn", "scale", "relu"};
+  const std::string reads = R"(bottom: "far" top: "e")";
+  ExpectFolded(text, true);
+  ExpectSameTraining(text, TRAIN, "", absorbed);
+  std::string frozen_input = text;
+  frozen_input.replace(frozen_input.find(reads), reads.size(),
+                       R"(bottom: "far" top: "e" propagate_down: false)");
+  ExpectSameTraining(frozen_input, TRAIN, "", absorbed);
+  std::string frozen_weights = text;
+  frozen_weights.replace(frozen_weights.find(reads), reads.size(),
+                         R"(bottom: "far" top: "e" param { lr_mult: 0 })");
+  ExpectSameTraining(frozen_weights, TRAIN, "", absorbed);
+}
+
 // The convolution's input far from zero (mean 50 against a spread of about 1), where sums of
 // uncentred products would lose the variance's digits; then with a bottom that takes no gradient,
 // and with frozen weights.
@@ -291,16 +308,7 @@ TEST(Fusion, FoldedBatchNormOnAnInputFarFromZero) {
   const std::string text = NetAround(R"(
     layer { name: "far" type: "Power" bottom: "c" top: "far" power_param { shift: 50 } })" +
                                      ExpandingLayers("far", ScaleAndRelu(true, true)));
-  ExpectFolded(text, true);
-  ExpectSameTraining(text, TRAIN, "", {"bn", "scale", "relu"});
-  std::string frozen_input = text;
-  frozen_input.replace(frozen_input.find(R"(bottom: "far" top: "e")"), 22,
-                       R"(bottom: "far" top: "e" propagate_down: false)");
-  ExpectSameTraining(frozen_input, TRAIN, "", {"bn", "scale", "relu"});
-  std::string frozen_weights = text;
-  frozen_weights.replace(frozen_weights.find(R"(bottom: "far" top: "e")"), 22,
-                         R"(bottom: "far" top: "e" param { lr_mult: 0 })");
-  ExpectSameTraining(frozen_weights, TRAIN, "", {"bn", "scale", "relu"});
+  ExpectFoldedTrainingAlsoFrozen(text);
 }
 
 // More pixels and a batch that splits over threads, with a ReLU after a BatchNorm without Scale.
@@ -427,16 +435,7 @@ TEST(Fusion, DepthwiseBatchNormOnAnInputFarFromZero) {
     layer { name: "far" type: "Power" bottom: "c" top: "far" power_param { shift: 50 } })" +
       DepthwiseLayers("far", 16, "kernel_size: 3 pad: 1 stride: 2", ScaleAndRelu(true, true)));
   const std::string resized = Resized(text, "dim: 2 dim: 6 dim: 112 dim: 112", "dim: 56 dim: 56");
-  ExpectFolded(resized, true);
-  ExpectSameTraining(resized, TRAIN, "", {"bn", "scale", "relu"});
-  std::string frozen_input = resized;
-  frozen_input.replace(frozen_input.find(R"(bottom: "far" top: "e")"), 22,
-                       R"(bottom: "far" top: "e" propagate_down: false)");
-  ExpectSameTraining(frozen_input, TRAIN, "", {"bn", "scale", "relu"});
-  std::string frozen_weights = resized;
-  frozen_weights.replace(frozen_weights.find(R"(bottom: "far" top: "e")"), 22,
-                         R"(bottom: "far" top: "e" param { lr_mult: 0 })");
-  ExpectSameTraining(frozen_weights, TRAIN, "", {"bn", "scale", "relu"});
+  ExpectFoldedTrainingAlsoFrozen(resized);
 }
 
 // Not taken: an output below 56 x 56 pixels (56 x 55), a 7x7 window, dilation, a channel
