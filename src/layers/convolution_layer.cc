@@ -39,10 +39,12 @@ bool ConvolutionLayer::AbsorbBatchNorm(Layer& next) {
   const bool pointwise = w.IsPointwise() && w.dilation_h == 1 && w.dilation_w == 1 && group_ == 1;
   const bool widens =
       static_cast<int64_t>(channels_) * channels_ <= 8 * static_cast<int64_t>(num_output_);
-  // Depthwise: where the output has at least 56 x 56 = 3136 pixels (below, the kernel's backward
-  // pass ran slower than oneDNN's depthwise kernels and the separate BatchNorm: the header).
+  // Depthwise: at stride 1, or where the output has at least 56 x 56 = 3136 pixels (strided and
+  // smaller, the kernel's backward pass ran slower than oneDNN's depthwise kernels and the
+  // separate BatchNorm: the header).
   const bool depthwise = group_ == channels_ && num_output_ == channels_ &&
-                         static_cast<int64_t>(conv_.out_h) * conv_.out_w >= 56 * 56;
+                         ((w.stride_h == 1 && w.stride_w == 1) ||
+                          static_cast<int64_t>(conv_.out_h) * conv_.out_w >= 56 * 56);
   if (!(pointwise && widens) && !depthwise) return false;
   batch_norm_ = batch_norm;
   absorbed_.Reset(num_output_);

@@ -372,7 +372,8 @@ std::string Resized(std::string text, const std::string& x_dims, const std::stri
   return text;
 }
 
-// The smallest output the depthwise kernel takes: 56 x 56 pixels (layers/convolution_layer.h).
+// 56 x 56 pixels: the smallest output the depthwise kernel takes at stride 2
+// (layers/convolution_layer.h), and the largest that runs backward plane by plane at stride 1.
 std::string AtDepthwiseSize(const std::string& layers) {
   return Resized(NetAround(layers), "dim: 2 dim: 6 dim: 56 dim: 56", "dim: 56 dim: 56");
 }
@@ -412,6 +413,14 @@ TEST(Fusion, DepthwiseConvolutionStridesWindowsAndSizes) {
       // No ReLU: among two million values some normalise to within rounding of zero, where the
       // two summation orders may disagree on the mask (not a difference in the kernel's maths).
       {"kernel_size: 3 pad: 1", "dim: 2 dim: 6 dim: 150 dim: 150", "dim: 150 dim: 150", 48, false},
+      // Small images at stride 1 (whole planes in the cache, padded): 14 x 14 and 7 x 9, padding
+      // wider than the window needs, a window larger than the image, one output pixel.
+      {"kernel_size: 3 pad: 1", "dim: 3 dim: 6 dim: 14 dim: 14", "dim: 14 dim: 14", 24},
+      {"kernel_size: 5 pad: 2", "dim: 5 dim: 6 dim: 7 dim: 9", "dim: 7 dim: 9", 16},
+      {"kernel_size: 3 pad: 2", "dim: 3 dim: 6 dim: 5 dim: 4", "dim: 7 dim: 6", 16},
+      {"kernel_size: 5 pad: 2", "dim: 4 dim: 6 dim: 3 dim: 2", "dim: 3 dim: 2", 16},
+      {"kernel_size: 3", "dim: 9 dim: 6 dim: 3 dim: 3", "dim: 1 dim: 1", 16},
+      {"kernel_size: 3 pad: 1", "dim: 2 dim: 6 dim: 1 dim: 1", "dim: 1 dim: 1", 8},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.window) + ", x " + c.x_dims + ", " + std::to_string(c.channels));
@@ -438,12 +447,13 @@ TEST(Fusion, DepthwiseBatchNormOnAnInputFarFromZero) {
   ExpectFoldedTrainingAlsoFrozen(resized);
 }
 
-// Not taken: an output below 56 x 56 pixels (56 x 55), a 7x7 window, dilation, a channel
+// Not taken: a strided output below 56 x 56 pixels (56 x 55), a 7x7 window, dilation, a channel
 // multiplier (16 -> 32 in 16 groups); their BatchNorm runs (and absorbs) as before.
 TEST(Fusion, DepthwiseConvolutionsOutsideTheKernelKeepTheirBatchNorm) {
-  const std::string small = Resized(
-      NetAround(DepthwiseLayers("c", 16, "kernel_size: 3 pad: 1", ScaleAndRelu(true, true))),
-      "dim: 2 dim: 6 dim: 56 dim: 55", "dim: 56 dim: 55");
+  const std::string small =
+      Resized(NetAround(DepthwiseLayers("c", 16, "kernel_size: 3 pad: 1 stride: 2",
+                                        ScaleAndRelu(true, true))),
+              "dim: 2 dim: 6 dim: 111 dim: 109", "dim: 56 dim: 55");
   ExpectFolded(small, false);
   ExpectSameTraining(small, TRAIN, "", {"scale", "relu"});
   for (const char* window : {"kernel_size: 7 pad: 3", "kernel_size: 3 pad: 2 dilation: 2"}) {

@@ -41,11 +41,27 @@ inline void StoreTo(float* p, Vec<B> v) {
 // larger than the caches is not read back soon, and the store then costs one pass over memory
 // instead of two. Buffers are 16-byte aligned (glibc's malloc), so 4 floats a store. After the
 // last, FenceStreamingStores() before another thread reads them.
+#if defined(__SSE2__)
+// Lanes 4q to 4q + 3 of v, by a shuffle (an extract instruction): building the quarter from v's
+// elements one by one made GCC store v to the stack and loop over it.
+template <int Q, int B>
+inline __m128 Quarter(Vec<B> v) {
+  return reinterpret_cast<__m128>(
+      __builtin_shufflevector(v, v, 4 * Q, 4 * Q + 1, 4 * Q + 2, 4 * Q + 3));
+}
+#endif
+
 template <int B>
 inline void Store(float* p, Vec<B> v, bool stream) {
+  static_assert(B == 8 || B == 16);
 #if defined(__SSE2__)
   if (stream) {
-    for (int k = 0; k < B; k += 4) _mm_stream_ps(p + k, __m128{v[k], v[k + 1], v[k + 2], v[k + 3]});
+    _mm_stream_ps(p, Quarter<0, B>(v));
+    _mm_stream_ps(p + 4, Quarter<1, B>(v));
+    if constexpr (B == 16) {
+      _mm_stream_ps(p + 8, Quarter<2, B>(v));
+      _mm_stream_ps(p + 12, Quarter<3, B>(v));
+    }
     return;
   }
 #endif

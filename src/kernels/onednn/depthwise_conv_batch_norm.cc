@@ -14,6 +14,16 @@
 #include "kernels/onednn/row_sums.h"
 
 namespace dtrain::onednn {
+
+// A plane in the thread's buffers with zero margins: `x` the input with its padding ((h + 2 pad_h)
+// x (w + 2 pad_w) pixels, x_w a row), `dy` diff_y with K - 1 rows and columns of zeros on each
+// side (dy_w a row). The margins are zeroed once per call; the planes write only the interiors.
+struct PaddedPlanes {
+  float* x;
+  float* dy;
+  int64_t x_w, dy_w;
+};
+
 namespace {
 
 // Sums run in float over about this many pixels, in double beyond.
@@ -21,6 +31,9 @@ constexpr int64_t kFloatPixels = 256;
 // The bytes of channel blocks (of each tensor both passes read) a round of two passes works on,
 // so that the second pass finds them in the last-level cache.
 constexpr int64_t kChunkBytes = int64_t{8} << 20;
+// A stride-1 layer whose padded planes (x and diff_y, one channel block) fit in this many bytes
+// runs backward's second pass plane by plane (BackwardPlane): well within a core's L2.
+constexpr int64_t kPlaneBytes = int64_t{512} << 10;
 
 struct Geometry {
   int64_t h, w, out_h, out_w, stride_h, stride_w, pad_h, pad_w;
@@ -225,6 +238,122 @@ struct ReluGate {
   }
 };
 
+// Backward's diff_y from y and diff_dst: the normalisation's gradient through the ReLU's mask.
+template <int B>
+struct DiffY {
+  Coefficients<B> k;
+  ReluGate<B> relu;
+  Vec<B> dy_gain, x_gain, offset;
+  Vec<B> operator()(Vec<B> y, Vec<B> diff) const {
+    const Vec<B> d = relu(Normalized<B>(y, k), diff);
+    return dy_gain * d + x_gain * (y - k.center) + offset;
+  }
+};
+
+// x's rows from *next_ih up to (not including) `end` into the padded plane, as the output rows
+// first read them: their loads from memory overlap the work on the rows before.
+template <int B>
+inline void CopyRows(const float* x, const Geometry& g, const PaddedPlanes& p, int64_t end,
+                     int64_t* next_ih) {
+  for (; *next_ih < end; ++*next_ih) {
+    const float* from = x + *next_ih * g.w * B;
+    float* to = p.x + ((*next_ih + g.pad_h) * p.x_w + g.pad_w) * B;
+    for (int64_t iw = 0; iw < g.w; ++iw) StoreTo<B>(to + iw * B, Load<B>(from + iw * B));
+  }
+}
+
+// Line `pixel` x B / 16 of the plane x a thread reads next (nullptr: none) into L2, called once per
+// pixel of the plane before it: waiting for x's loads from memory took a quarter of the time.
+template <int B>
+inline void PrefetchNext(const float* next_x, const Geometry& g, int64_t pixel) {
+  const int64_t line = pixel * B / 16;
+  if (next_x && line < g.h * g.w * B / 16) __builtin_prefetch(next_x + line * 16, 0, 2);
+}
+
+// Forward's output row oh (stride 1) from the padded x plane: no edge columns.
+template <int B, int K>
+void PaddedOutputRow(const PaddedPlanes& p, const Vec<B> (&w)[K * K], const Geometry& g, int64_t oh,
+                     const float* next_x, float* out) {
+  const float* rows[K];
+  for (int kh = 0; kh < K; ++kh) rows[kh] = p.x + (oh + kh) * p.x_w * B;
+  for (int64_t ow = 0; ow < g.out_w; ++ow) {
+    PrefetchNext<B>(next_x, g, oh * g.out_w + ow);
+    Vec<B> sum = {};
+#pragma GCC unroll 5
+    for (int kh = 0; kh < K; ++kh) {
+#pragma GCC unroll 5
+      for (int kw = 0; kw < K; ++kw) sum += w[kh * K + kw] * Load<B>(rows[kh] + (ow + kw) * B);
+    }
+    StoreTo<B>(out + ow * B, sum);
+  }
+}
+
+// Backward's second pass over one small plane at stride 1, with x and diff_y in padded planes in
+// the cache (DepthwiseConvBatchNorm::whole_planes_): no loop has an edge column or row, and the
+// weights and the weight gradient's terms stay in registers over the whole plane.
+template <int B, int K>
+void BackwardPlane(const float* x, const float* next_x, const float* y, const float* diff_dst,
+                   const Geometry& g, const DiffY<B>& diff_y, const float* weights,
+                   const PaddedPlanes& p, float* terms_out, double* sums, float* diff_src,
+                   bool stream) {
+  const bool weight_terms = sums != nullptr;
+  Vec<B> terms[K * K] = {};
+  int64_t summed = 0;   // output pixels in `terms`
+  int64_t next_ih = 0;  // the first input row not yet in p.x
+  for (int64_t oh = 0; oh < g.out_h; ++oh) {
+    if (weight_terms) CopyRows<B>(x, g, p, std::min(g.h, oh + K - g.pad_h), &next_ih);
+    const float* rows[K];
+    for (int kh = 0; kh < K; ++kh) rows[kh] = p.x + (oh + kh) * p.x_w * B;
+    const float* yr = y + oh * g.out_w * B;
+    const float* dr = diff_dst + oh * g.out_w * B;
+    float* out = p.dy + ((oh + K - 1) * p.dy_w + K - 1) * B;
+    if (weight_terms) {
+      for (int64_t ow = 0; ow < g.out_w; ++ow) {
+        PrefetchNext<B>(next_x, g, oh * g.out_w + ow);
+        const Vec<B> d = diff_y(Load<B>(yr + ow * B), Load<B>(dr + ow * B));
+        StoreTo<B>(out + ow * B, d);
+#pragma GCC unroll 5
+        for (int kh = 0; kh < K; ++kh) {
+#pragma GCC unroll 5
+          for (int kw = 0; kw < K; ++kw)
+            terms[kh * K + kw] += d * Load<B>(rows[kh] + (ow + kw) * B);
+        }
+      }
+      summed += g.out_w;
+      if (summed >= kFloatPixels || oh + 1 == g.out_h) {
+        for (int t = 0; t < K * K; ++t) {
+          StoreTo<B>(terms_out + t * B, terms[t]);
+          terms[t] = Vec<B>{};
+        }
+        FlushTerms(terms_out, K * K * B, sums);
+        summed = 0;
+      }
+    } else {
+      for (int64_t ow = 0; ow < g.out_w; ++ow)
+        StoreTo<B>(out + ow * B, diff_y(Load<B>(yr + ow * B), Load<B>(dr + ow * B)));
+    }
+  }
+  if (!diff_src) return;
+  Vec<B> w[K * K];
+  LoadWeights<B, K>(weights, w);
+  for (int64_t ih = 0; ih < g.h; ++ih) {
+    // Output row oh = ih + pad_h - kh at padded row oh + K - 1; output column likewise.
+    const float* rows[K];
+    for (int kh = 0; kh < K; ++kh) rows[kh] = p.dy + (ih + g.pad_h + K - 1 - kh) * p.dy_w * B;
+    float* out = diff_src + ih * g.w * B;
+    for (int64_t iw = 0; iw < g.w; ++iw) {
+      const int64_t at = (iw + g.pad_w + K - 1) * B;
+      Vec<B> sum = {};
+#pragma GCC unroll 5
+      for (int kh = 0; kh < K; ++kh) {
+#pragma GCC unroll 5
+        for (int kw = 0; kw < K; ++kw) sum += w[kh * K + kw] * Load<B>(rows[kh] + at - kw * B);
+      }
+      Store<B>(out + iw * B, sum, stream);
+    }
+  }
+}
+
 bool Streams(const float* out, int64_t floats) {
   return floats * 4 >= static_cast<int64_t>(kStreamBytes) &&
          reinterpret_cast<uintptr_t>(out) % 16 == 0;
@@ -263,6 +392,13 @@ DepthwiseConvBatchNorm::DepthwiseConvBatchNorm(const kernels::ConvBatchNormProbl
     v->assign(padded, 0.f);
   inv_std_.assign(padded, 0.0);
   zeros_.assign(static_cast<size_t>(std::max(s.in_w, s.out_w) * block_), 0.f);
+  const kernels::Window2d& w = s.window;
+  padded_x_w_ = int64_t{s.in_w} + 2 * w.pad_w;
+  padded_dy_w_ = int64_t{s.out_w} + 2 * (kernel_ - 1);
+  padded_floats_ = (padded_x_w_ * (int64_t{s.in_h} + 2 * w.pad_h) +
+                    padded_dy_w_ * (int64_t{s.out_h} + 2 * (kernel_ - 1))) *
+                   block_;
+  whole_planes_ = w.stride_h == 1 && w.stride_w == 1 && padded_floats_ * 4 <= kPlaneBytes;
   sums_.assign(padded * 2, 0.0);
   weight_sums_.assign(padded * kernel_ * kernel_, 0.0);
 }
@@ -285,7 +421,8 @@ void DepthwiseConvBatchNorm::Dispatch(F f) const {
 
 size_t DepthwiseConvBatchNorm::ThreadFloats() const {
   const kernels::ConvolutionShape& s = problem_.shape;
-  return static_cast<size_t>((kernel_ * s.out_w + kernel_ * kernel_) * block_);
+  const int64_t rows = whole_planes_ ? padded_floats_ : int64_t{kernel_} * s.out_w * block_;
+  return static_cast<size_t>(rows + kernel_ * kernel_ * block_);
 }
 
 void DepthwiseConvBatchNorm::GrowThreadBuffers() {
@@ -295,6 +432,12 @@ void DepthwiseConvBatchNorm::GrowThreadBuffers() {
 
 float* DepthwiseConvBatchNorm::ThreadBuffers(int thread) {
   return buffers_.data() + ThreadFloats() * thread;
+}
+
+PaddedPlanes DepthwiseConvBatchNorm::Padded(float* buffers) const {
+  const int64_t x_floats =
+      padded_x_w_ * (int64_t{problem_.shape.in_h} + 2 * problem_.shape.window.pad_h) * block_;
+  return {buffers, buffers + x_floats, padded_x_w_, padded_dy_w_};
 }
 
 void DepthwiseConvBatchNorm::Forward(const float* src, const float* weights, const float* scale,
@@ -327,8 +470,10 @@ void DepthwiseConvBatchNorm::ChunkedPasses(int tensors, int64_t per_block, First
     auto plane_of = [&](int64_t i) { return (i / count) * blocks_ + begin + i % count; };
     SumOverRows(
         s.batch * count, count, per_block, count * per_block,
-        [&](int64_t i, double* sums) { first(plane_of(i), sums); }, &partial_,
-        sums_.data() + begin * per_block);
+        [&](int64_t i, double* sums) {
+          first(plane_of(i), i + 1 < s.batch * count ? plane_of(i + 1) : -1, sums);
+        },
+        &partial_, sums_.data() + begin * per_block);
     middle(begin, begin + count);
     second(count, plane_of);
   }
@@ -356,22 +501,38 @@ void DepthwiseConvBatchNorm::ForwardBlocks(const float* src, const float* weight
                     row);
     for (int lane = 0; lane < B; ++lane) center_[block * B + lane] = row[(s.out_w / 2) * B + lane];
   }
+  // The padded planes' margins (the pivot's row, and backward, used the same buffers).
+  if (whole_planes_) std::fill(buffers_.begin(), buffers_.end(), 0.f);
   const double m = static_cast<double>(s.batch) * s.out_h * s.out_w;
   const bool stream = Streams(dst, planes * out_plane);
   ChunkedPasses(
       1, 2 * B,
-      [&](int64_t plane, double* sums) {  // y row by row, summed in the thread's buffer, kept
+      [&](int64_t plane, int64_t next, double* sums) {  // y row by row, summed as made, kept
         const Vec<B> pivot = Load<B>(&center_[(plane % blocks_) * B]);
-        float* y = ThreadBuffers(omp_get_thread_num());
+        const float* x = src + plane * in_plane;
+        const float* weights = weights_.data() + (plane % blocks_) * K * K * B;
+        float* buffers = ThreadBuffers(omp_get_thread_num());
+        // Whole planes: x padded in the buffers, each row made straight into y_. Else each row
+        // made in the buffers (edges by their own loops) and copied.
+        const PaddedPlanes padded = Padded(buffers);
+        const float* next_x = whole_planes_ && next >= 0 ? src + next * in_plane : nullptr;
+        Vec<B> w[K * K];
+        LoadWeights<B, K>(weights, w);
+        int64_t next_ih = 0;  // the first input row not yet in the padded plane
         Vec<B> sum = {}, squares = {};
         int64_t pending = 0;  // pixels in the float sums
         for (int64_t oh = 0; oh < s.out_h; ++oh) {
-          OutputRow<B, K>(src + plane * in_plane, weights_.data() + (plane % blocks_) * K * K * B,
-                          g, oh, y);
           float* kept = y_.data() + plane * out_plane + oh * row_floats;
+          if (whole_planes_) {
+            CopyRows<B>(x, g, padded, std::min(g.h, oh + K - g.pad_h), &next_ih);
+            PaddedOutputRow<B, K>(padded, w, g, oh, next_x, kept);
+          } else {
+            OutputRow<B, K>(x, weights, g, oh, buffers);
+          }
+          const float* made = whole_planes_ ? kept : buffers;
           for (int64_t ow = 0; ow < s.out_w; ++ow) {
-            const Vec<B> v = Load<B>(y + ow * B);
-            StoreTo<B>(kept + ow * B, v);
+            const Vec<B> v = Load<B>(made + ow * B);
+            if (!whole_planes_) StoreTo<B>(kept + ow * B, v);
             const Vec<B> d = v - pivot;
             sum += d;
             squares += d * d;
@@ -427,10 +588,12 @@ void DepthwiseConvBatchNorm::BackwardBlocks(const float* src, const float* diff_
   const double m = static_cast<double>(s.batch) * s.out_h * s.out_w;
   const bool stream = diff_src && Streams(diff_src, planes * in_plane);
   GrowThreadBuffers();
+  // The padded planes' margins (forward used the same buffers for its rows).
+  if (whole_planes_) std::fill(buffers_.begin(), buffers_.end(), 0.f);
   std::fill(weight_sums_.begin(), weight_sums_.end(), 0.0);
   ChunkedPasses(
       2, 2 * B,
-      [&](int64_t plane, double* sums) {  // sum(diff) and sum(diff * (y - mean)) per channel
+      [&](int64_t plane, int64_t /*next*/, double* sums) {  // sum(diff), sum(diff (y - mean))
         const int64_t block = plane % blocks_;
         const Coefficients<B> k(&gain_[block * B], &center_[block * B], &shift_[block * B]);
         const ReluGate<B> relu(problem_.relu);  // the diff that reaches the normalisation
@@ -468,27 +631,36 @@ void DepthwiseConvBatchNorm::BackwardBlocks(const float* src, const float* diff_
             s.batch * count, count, K * K * B, count * K * K * B,
             [&](int64_t i, double* sums) {
               const int64_t plane = plane_of(i), block = plane % blocks_;
-              const Coefficients<B> k(&gain_[block * B], &center_[block * B], &shift_[block * B]);
-              const ReluGate<B> relu(problem_.relu);
-              const Vec<B> a = Load<B>(&dy_gain_[block * B]), b = Load<B>(&x_gain_[block * B]),
-                           o = Load<B>(&offset_[block * B]);
+              const DiffY<B> diff_y = {
+                  Coefficients<B>(&gain_[block * B], &center_[block * B], &shift_[block * B]),
+                  ReluGate<B>(problem_.relu), Load<B>(&dy_gain_[block * B]),
+                  Load<B>(&x_gain_[block * B]), Load<B>(&offset_[block * B])};
               const float* weights = weights_.data() + block * K * K * B;
               const float* x = src + plane * in_plane;
-              float* ring = ThreadBuffers(omp_get_thread_num());
+              float* buffers = ThreadBuffers(omp_get_thread_num());
+              if (whole_planes_) {
+                const float* next_x =
+                    i + 1 < s.batch * count ? src + plane_of(i + 1) * in_plane : nullptr;
+                BackwardPlane<B, K>(x, next_x, y_.data() + plane * out_plane,
+                                    diff_dst + plane * out_plane, g, diff_y, weights,
+                                    Padded(buffers), buffers + padded_floats_,
+                                    diff_weights ? sums : nullptr,
+                                    diff_src ? diff_src + plane * in_plane : nullptr, stream);
+                FenceStreamingStores();
+                return;
+              }
+              float* ring = buffers;
               float* terms = ring + K * row_floats;  // float sums of the weight gradient
               int64_t next_ih = 0;  // the first input row of diff_src not yet written
               int64_t summed = 0;   // output pixels in `terms`
               for (int64_t oh = 0; oh < s.out_h; ++oh) {
                 const float* y = y_.data() + plane * out_plane + oh * row_floats;
                 const float* dz = diff_dst + plane * out_plane + oh * row_floats;
-                float* diff_y = ring + (oh % K) * row_floats;
-                for (int64_t ow = 0; ow < s.out_w; ++ow) {
-                  const Vec<B> yv = Load<B>(y + ow * B);
-                  const Vec<B> d = relu(Normalized<B>(yv, k), Load<B>(dz + ow * B));
-                  StoreTo<B>(diff_y + ow * B, a * d + b * (yv - k.center) + o);
-                }
+                float* dy = ring + (oh % K) * row_floats;
+                for (int64_t ow = 0; ow < s.out_w; ++ow)
+                  StoreTo<B>(dy + ow * B, diff_y(Load<B>(y + ow * B), Load<B>(dz + ow * B)));
                 if (diff_weights) {
-                  AddWeightTerms<B, K>(x, diff_y, g, oh, terms);
+                  AddWeightTerms<B, K>(x, dy, g, oh, terms);
                   summed += s.out_w;
                   if (summed >= kFloatPixels || oh + 1 == s.out_h) {
                     FlushTerms(terms, K * K * B, sums);

@@ -30,6 +30,8 @@
 
 namespace dtrain::onednn {
 
+struct PaddedPlanes;
+
 class DepthwiseConvBatchNorm : public kernels::ConvBatchNormKernel {
  public:
   static StatusOr<std::unique_ptr<kernels::ConvBatchNormKernel>> Create(
@@ -68,6 +70,8 @@ class DepthwiseConvBatchNorm : public kernels::ConvBatchNormKernel {
   size_t ThreadFloats() const;
   void GrowThreadBuffers();
   float* ThreadBuffers(int thread);
+  // With whole_planes_: the padded x and diff_y planes in a thread's buffers.
+  PaddedPlanes Padded(float* buffers) const;
 
   kernels::ConvBatchNormProblem problem_;
   int block_, kernel_;
@@ -85,6 +89,9 @@ class DepthwiseConvBatchNorm : public kernels::ConvBatchNormKernel {
   std::vector<double> weight_sums_;     // the weight gradient's totals, blocked
   std::vector<float> buffers_;          // the threads' rows (ThreadBuffers)
   std::vector<float> zeros_;            // a row of zeros, as long as the longer of x's and y's
+  // Backward plane by plane (stride 1, small planes): the padded planes' row lengths and floats.
+  bool whole_planes_ = false;
+  int64_t padded_x_w_ = 0, padded_dy_w_ = 0, padded_floats_ = 0;
 };
 
 }  // namespace dtrain::onednn
