@@ -17,7 +17,7 @@ namespace dtrain::onednn {
 
 // A plane in the thread's buffers with zero margins: `x` the input with its padding ((h + 2 pad_h)
 // x (w + 2 pad_w) pixels, x_w a row), `dy` diff_y with K - 1 rows and columns of zeros on each
-// side (dy_w a row). The margins are zeroed once per call; the planes write only the interiors.
+// side (dy_w a row). Forward zeroes the margins; then only the interiors are written.
 struct PaddedPlanes {
   float* x;
   float* dy;
@@ -501,7 +501,8 @@ void DepthwiseConvBatchNorm::ForwardBlocks(const float* src, const float* weight
                     row);
     for (int lane = 0; lane < B; ++lane) center_[block * B + lane] = row[(s.out_w / 2) * B + lane];
   }
-  // The padded planes' margins (the pivot's row, and backward, used the same buffers).
+  // The padded planes' margins, for this call and backward's (the pivot's row was made in the
+  // same buffers; after this only the planes' interiors are written).
   if (whole_planes_) std::fill(buffers_.begin(), buffers_.end(), 0.f);
   const double m = static_cast<double>(s.batch) * s.out_h * s.out_w;
   const bool stream = Streams(dst, planes * out_plane);
@@ -588,8 +589,6 @@ void DepthwiseConvBatchNorm::BackwardBlocks(const float* src, const float* diff_
   const double m = static_cast<double>(s.batch) * s.out_h * s.out_w;
   const bool stream = diff_src && Streams(diff_src, planes * in_plane);
   GrowThreadBuffers();
-  // The padded planes' margins (forward used the same buffers for its rows).
-  if (whole_planes_) std::fill(buffers_.begin(), buffers_.end(), 0.f);
   std::fill(weight_sums_.begin(), weight_sums_.end(), 0.0);
   ChunkedPasses(
       2, 2 * B,

@@ -15,6 +15,14 @@
 // passes read a chunk where a block is that small) so that the second pass finds what the first
 // read in the cache; tensors larger than the caches are written with non-temporal stores.
 //
+// At stride 1, where a channel block's x and diff_y with their margins fit in 512 KiB (a core's
+// L2; up to about 56 x 56 pixels), both directions work plane by plane instead of through the
+// ring: x is copied into a padded plane in the thread's buffers, each row just before the output
+// first reads it, and backward makes the plane's diff_y into another, both with zero margins, so
+// that no loop has an edge column or row (on 14- and 28-wide rows the edge loops and per-row
+// setup cost as much as the rest), and the next plane's x is prefetched into L2 meanwhile
+// (waiting for x's loads took a quarter of backward's second pass).
+//
 // Statistics and gradient sums: in float over about 256 pixels (whole rows, however long, where
 // summed as rows are made), about a per-channel pivot (the first image's middle output pixel) for
 // the variance, in double beyond, in a static order per thread count: reruns at one thread count
@@ -64,8 +72,8 @@ class DepthwiseConvBatchNorm : public kernels::ConvBatchNormKernel {
   template <int B, int K>
   void BackwardBlocks(const float* src, const float* diff_dst, const float* scale, float* diff_src,
                       float* diff_weights, float* diff_scale, float* diff_shift);
-  // Thread `thread`'s buffers: a ring of K output rows (forward: its first, one row), K x K
-  // weight-gradient sums (zeros); grown
+  // Thread `thread`'s buffers: a ring of K output rows (forward: its first, one row), or with
+  // whole_planes_ the padded x and diff_y planes (Padded), then K x K weight-gradient sums; grown
   // (outside parallel regions) to the thread count.
   size_t ThreadFloats() const;
   void GrowThreadBuffers();
