@@ -515,7 +515,7 @@ void DepthwiseConvBatchNorm::ForwardBlocks(const float* src, const float* weight
         float* buffers = ThreadBuffers(omp_get_thread_num());
         // Whole planes: x padded in the buffers, each row made straight into y_. Else each row
         // made in the buffers (edges by their own loops) and copied.
-        const PaddedPlanes padded = Padded(buffers);
+        const PaddedPlanes padded = whole_planes_ ? Padded(buffers) : PaddedPlanes{};
         const float* next_x = whole_planes_ && next >= 0 ? src + next * in_plane : nullptr;
         Vec<B> w[K * K];
         LoadWeights<B, K>(weights, w);
