@@ -138,15 +138,24 @@ void DataTransformer::ApplyInterleaved3(const Window& window, const uint8_t* pix
     float* b = out + static_cast<int64_t>(h) * width;
     float* g = b + plane;
     float* r = g + plane;
-    // Mirrored, the row is written right to left.
-    const int first = window.mirror ? width - 1 : 0;
-    const int step = window.mirror ? -1 : 1;
-    for (int w = 0, x = first; w < width; ++w, x += step) {
-      const uint8_t* p = src + 3 * w;
-      const int64_t at = y * in_width + window.w_off + w;  // in one plane of the input
-      b[x] = value(0, at, p[0]);
-      g[x] = value(1, at, p[1]);
-      r[x] = value(2, at, p[2]);
+    const int64_t at = y * in_width + window.w_off;  // the row's first pixel in an input plane
+    // Two loops with plain indices, so that each runs as vector instructions (16 pixels a step
+    // with AVX-512: the scalar loop was a fifth of ImageData's time per 32x32 image). Mirrored,
+    // the row is written right to left.
+    if (!window.mirror) {
+#pragma omp simd
+      for (int w = 0; w < width; ++w) {
+        b[w] = value(0, at + w, src[3 * w]);
+        g[w] = value(1, at + w, src[3 * w + 1]);
+        r[w] = value(2, at + w, src[3 * w + 2]);
+      }
+    } else {
+#pragma omp simd
+      for (int w = 0; w < width; ++w) {
+        b[width - 1 - w] = value(0, at + w, src[3 * w]);
+        g[width - 1 - w] = value(1, at + w, src[3 * w + 1]);
+        r[width - 1 - w] = value(2, at + w, src[3 * w + 2]);
+      }
     }
   }
 }
@@ -187,16 +196,13 @@ Status DataTransformer::Transform(const PixelView& image, Rng& rng, float* out) 
         },
         out);
   } else if (image.interleaved && channels == 3) {
-    // Apply's formula, (pixel - mean[c]) * scale, evaluated once per channel and 8-bit value
-    // into a table, so the loop only looks values up: identical results, a third of the work.
+    // Apply's formula, (pixel - mean[c]) * scale, evaluated alike: identical results.
     const int means = param_.mean_value_size();
-    float table[3][256];
-    for (int c = 0; c < 3; ++c) {
-      const float mean = means == 0 ? 0.f : param_.mean_value(means == 1 ? 0 : c);
-      for (int v = 0; v < 256; ++v) table[c][v] = (static_cast<float>(v) - mean) * scale;
-    }
+    float mean[3];
+    for (int c = 0; c < 3; ++c) mean[c] = means == 0 ? 0.f : param_.mean_value(means == 1 ? 0 : c);
     ApplyInterleaved3(
-        window, pixels, in_width, [&](int c, int64_t, uint8_t v) { return table[c][v]; }, out);
+        window, pixels, in_width,
+        [&](int c, int64_t, uint8_t v) { return (static_cast<float>(v) - mean[c]) * scale; }, out);
   } else if (image.interleaved) {
     Apply(
         window, channels, in_height, in_width,

@@ -167,51 +167,59 @@ TEST(TransformerTest, FloatData) {
 
 // Decoded pixels, HWC (a decoder's layout; 3 channels take row-wise paths, with and without a
 // mean file) or CHW, give exactly what the same image as a Datum gives, draw for draw.
+// Small and wide (rows of 33 pixels: the vectorised row loops' main part and their remainder).
 TEST(TransformerTest, PixelViewsMatchTheDatum) {
   testing::TempDir dir;
-  for (int channels : {1, 3}) {
-    const Datum datum = Ramp(channels, 5, 7);
-    const uint8_t* chw = reinterpret_cast<const uint8_t*>(datum.data().data());
-    std::vector<uint8_t> hwc(datum.data().size());
-    for (int c = 0; c < channels; ++c) {
-      for (int i = 0; i < 35; ++i) hwc[i * channels + c] = chw[c * 35 + i];
-    }
-    // A mean image whose every value differs, so that a misplaced one shows.
-    const std::string mean_path = dir.Path("mean" + std::to_string(channels) + ".binaryproto");
-    BlobProto mean;
-    mean.set_num(1);
-    mean.set_channels(channels);
-    mean.set_height(5);
-    mean.set_width(7);
-    for (int i = 0; i < channels * 35; ++i) mean.add_data(0.37f * i - 3.f);
-    ASSERT_TRUE(WriteBinaryProtoAtomically(mean_path, mean).ok());
-    for (bool mean_file : {false, true}) {
-      TransformationParameter p;
-      p.set_crop_size(4);
-      p.set_mirror(true);
-      p.set_scale(0.25f);
-      if (mean_file) {
-        p.set_mean_file(mean_path);
-      } else {
-        for (int c = 0; c < channels; ++c) p.add_mean_value(10.f + 3 * c);
+  struct Size {
+    int height, width, crop;
+  };
+  for (const Size size : {Size{5, 7, 4}, Size{36, 37, 33}})
+    for (int channels : {1, 3}) {
+      const int h = size.height, w = size.width, pixels = h * w;
+      SCOPED_TRACE(std::to_string(h) + "x" + std::to_string(w));
+      const Datum datum = Ramp(channels, h, w);
+      const uint8_t* chw = reinterpret_cast<const uint8_t*>(datum.data().data());
+      std::vector<uint8_t> hwc(datum.data().size());
+      for (int c = 0; c < channels; ++c) {
+        for (int i = 0; i < pixels; ++i) hwc[i * channels + c] = chw[c * pixels + i];
       }
-      DataTransformer t(p, TRAIN, 1);
-      ASSERT_TRUE(t.Init().ok());
-      for (int draw = 0; draw < 8; ++draw) {
-        t.rng().Seed(draw);
-        const std::vector<float> expected = Apply(t, datum);
-        std::vector<float> from_hwc(expected.size()), from_chw(expected.size());
-        Rng a(draw), b(draw);
-        ASSERT_TRUE(
-            t.Transform(PixelView{hwc.data(), channels, 5, 7, true}, a, from_hwc.data()).ok());
-        ASSERT_TRUE(t.Transform(PixelView{chw, channels, 5, 7, false}, b, from_chw.data()).ok());
-        EXPECT_EQ(from_hwc, expected)
-            << channels << " channels, mean file " << mean_file << ", draw " << draw;
-        EXPECT_EQ(from_chw, expected)
-            << channels << " channels, mean file " << mean_file << ", draw " << draw;
+      // A mean image whose every value differs, so that a misplaced one shows.
+      const std::string mean_path =
+          dir.Path("mean" + std::to_string(channels) + "_" + std::to_string(h) + ".binaryproto");
+      BlobProto mean;
+      mean.set_num(1);
+      mean.set_channels(channels);
+      mean.set_height(h);
+      mean.set_width(w);
+      for (int i = 0; i < channels * pixels; ++i) mean.add_data(0.37f * i - 3.f);
+      ASSERT_TRUE(WriteBinaryProtoAtomically(mean_path, mean).ok());
+      for (bool mean_file : {false, true}) {
+        TransformationParameter p;
+        p.set_crop_size(size.crop);
+        p.set_mirror(true);
+        p.set_scale(0.25f);
+        if (mean_file) {
+          p.set_mean_file(mean_path);
+        } else {
+          for (int c = 0; c < channels; ++c) p.add_mean_value(10.f + 3 * c);
+        }
+        DataTransformer t(p, TRAIN, 1);
+        ASSERT_TRUE(t.Init().ok());
+        for (int draw = 0; draw < 8; ++draw) {
+          t.rng().Seed(draw);
+          const std::vector<float> expected = Apply(t, datum);
+          std::vector<float> from_hwc(expected.size()), from_chw(expected.size());
+          Rng a(draw), b(draw);
+          ASSERT_TRUE(
+              t.Transform(PixelView{hwc.data(), channels, h, w, true}, a, from_hwc.data()).ok());
+          ASSERT_TRUE(t.Transform(PixelView{chw, channels, h, w, false}, b, from_chw.data()).ok());
+          EXPECT_EQ(from_hwc, expected)
+              << channels << " channels, mean file " << mean_file << ", draw " << draw;
+          EXPECT_EQ(from_chw, expected)
+              << channels << " channels, mean file " << mean_file << ", draw " << draw;
+        }
       }
     }
-  }
 }
 
 TEST(TransformerTest, BadParametersAreErrors) {
