@@ -1,7 +1,9 @@
 #include "kernels/pooling.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "kernels/onednn/blocked_pooling.h"
 #include "kernels/onednn/pooling.h"
 #include "kernels/reference/pooling.h"
 
@@ -10,6 +12,8 @@ namespace {
 
 const Implementation<PoolingKernel, PoolingProblem> kImplementations[] = {
     {Engine::kOnednn, "onednn", "oneDNN", &onednn::Pooling::Create},
+    {Engine::kOnednn, "onednn", "dtrain's loops on oneDNN's layout",
+     &onednn::BlockedPooling::Create},
     {Engine::kReference, "reference", "the reference", &reference::Pooling::Create},
 };
 
@@ -20,6 +24,12 @@ int PooledSize(int in, int kernel, int pad, int stride, bool round_up, bool padd
   int out = static_cast<int>(round_up ? std::ceil(ratio) : std::floor(ratio)) + 1;
   if (padded && (out - 1) * stride >= in + pad) --out;
   return out;
+}
+
+PoolSpan PoolingWindow(int o, int in, int kernel, int pad, int stride) {
+  const int start = o * stride - pad;
+  const int end = std::min(start + kernel, in + pad);
+  return {std::max(start, 0), std::min(end, in), end - start};
 }
 
 StatusOr<std::unique_ptr<PoolingKernel>> ChooseKernel(const PoolingProblem& problem,

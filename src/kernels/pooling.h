@@ -10,8 +10,9 @@
 // when training, and takes the weighted average sum(x^2) / sum(x) otherwise (see
 // kernels/reference/pooling.h). Dilation is unused.
 //
-// Implementations, in order: oneDNN (kernels/onednn/pooling.h: MAX and AVE, only when the
-// ONEDNN engine is asked for, see docs/engines.md), the reference loops.
+// Implementations, in order: oneDNN (kernels/onednn/pooling.h: MAX and AVE, with AVX-512 or when
+// the ONEDNN engine is asked for, see docs/engines.md), dtrain's loops on oneDNN's channel-blocked
+// layout (kernels/onednn/blocked_pooling.h: MAX and AVE), the reference loops.
 #pragma once
 
 #include <memory>
@@ -51,6 +52,13 @@ struct PoolingProblem {
 // plus 1. When the window is padded on either axis (`padded`, as Caffe tests pad_h || pad_w), a
 // last window that would start past the image, in the padding, is dropped.
 int PooledSize(int in, int kernel, int pad, int stride, bool round_up, bool padded);
+
+// Output position `o`'s window along one axis: the taps [start, end) clipped to the image, and
+// `padded_extent`, the window clipped to the padded image instead (AVE's divisor along the axis).
+struct PoolSpan {
+  int start, end, padded_extent;
+};
+PoolSpan PoolingWindow(int o, int in, int kernel, int pad, int stride);
 
 class PoolingKernel : public Kernel {
  public:

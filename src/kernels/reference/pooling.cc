@@ -5,24 +5,9 @@
 #include <cmath>
 
 namespace dtrain::reference {
-namespace {
 
-// One window along one axis: [start, end) clipped to the image, and the divisor's extent
-// (clipped to the padded image instead).
-struct Span {
-  int start, end, padded_extent;
-};
-
-Span WindowSpan(int o, int in, int kernel, int pad, int stride) {
-  int start = o * stride - pad;
-  int end = std::min(start + kernel, in + pad);
-  const int padded_extent = end - start;
-  start = std::max(start, 0);
-  end = std::min(end, in);
-  return {start, end, padded_extent};
-}
-
-}  // namespace
+using kernels::PoolingWindow;
+using kernels::PoolSpan;
 
 // Planes (one channel of one image) are independent: each is computed whole by one thread, so
 // results do not depend on the thread count.
@@ -38,9 +23,9 @@ void MaxPoolForward(const kernels::PoolingShape& s, const float* src, float* dst
     float* out = dst + p * out_plane;
     int* arg = mask + p * out_plane;
     for (int oh = 0; oh < s.out_h; ++oh) {
-      const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
+      const PoolSpan h = PoolingWindow(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
       for (int ow = 0; ow < s.out_w; ++ow) {
-        const Span x = WindowSpan(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w);
+        const PoolSpan x = PoolingWindow(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w);
         float best = -FLT_MAX;
         int best_index = -1;
         for (int ih = h.start; ih < h.end; ++ih) {
@@ -86,9 +71,9 @@ void AvePoolForward(const kernels::PoolingShape& s, const float* src, float* dst
     const float* in = src + p * in_plane;
     float* out = dst + p * out_plane;
     for (int oh = 0; oh < s.out_h; ++oh) {
-      const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
+      const PoolSpan h = PoolingWindow(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
       for (int ow = 0; ow < s.out_w; ++ow) {
-        const Span x = WindowSpan(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w);
+        const PoolSpan x = PoolingWindow(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w);
         float sum = 0.f;
         for (int ih = h.start; ih < h.end; ++ih) {
           for (int iw = x.start; iw < x.end; ++iw) sum += in[ih * s.in_w + iw];
@@ -110,9 +95,9 @@ void AvePoolBackward(const kernels::PoolingShape& s, const float* diff_dst, floa
     const float* out = diff_dst + p * out_plane;
     std::fill(in, in + in_plane, 0.f);
     for (int oh = 0; oh < s.out_h; ++oh) {
-      const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
+      const PoolSpan h = PoolingWindow(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
       for (int ow = 0; ow < s.out_w; ++ow) {
-        const Span x = WindowSpan(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w);
+        const PoolSpan x = PoolingWindow(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w);
         const float g = *out++ / static_cast<float>(h.padded_extent * x.padded_extent);
         for (int ih = h.start; ih < h.end; ++ih) {
           for (int iw = x.start; iw < x.end; ++iw) in[ih * s.in_w + iw] += g;
@@ -132,9 +117,9 @@ void ForEachWindow(const kernels::PoolingShape& s, Visit visit) {
 #pragma omp parallel for schedule(static)
   for (int p = 0; p < planes; ++p) {
     for (int oh = 0; oh < s.out_h; ++oh) {
-      const Span h = WindowSpan(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
+      const PoolSpan h = PoolingWindow(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h);
       for (int ow = 0; ow < s.out_w; ++ow) {
-        visit(p, oh * s.out_w + ow, h, WindowSpan(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w));
+        visit(p, oh * s.out_w + ow, h, PoolingWindow(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w));
       }
     }
   }
@@ -145,7 +130,7 @@ struct WindowSums {
 };
 
 // The sum and the sum of squares of a window of one plane.
-WindowSums SumWindow(const float* plane, int in_w, Span h, Span x) {
+WindowSums SumWindow(const float* plane, int in_w, PoolSpan h, PoolSpan x) {
   WindowSums sums;
   for (int ih = h.start; ih < h.end; ++ih) {
     for (int iw = x.start; iw < x.end; ++iw) {
@@ -163,7 +148,7 @@ void StochasticPoolForwardTrain(const kernels::PoolingShape& s, const float* src
                                 float* dst, int* mask) {
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
-  ForEachWindow(s, [&](int p, int o, Span h, Span x) {
+  ForEachWindow(s, [&](int p, int o, PoolSpan h, PoolSpan x) {
     const float* in = src + p * in_plane;
     const float threshold = u[p * out_plane + o] * SumWindow(in, s.in_w, h, x).sum;
     int chosen = -1;
@@ -186,7 +171,7 @@ void StochasticPoolForwardTrain(const kernels::PoolingShape& s, const float* src
 void StochasticPoolForwardTest(const kernels::PoolingShape& s, const float* src, float* dst) {
   const long in_plane = static_cast<long>(s.in_h) * s.in_w;
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
-  ForEachWindow(s, [&](int p, int o, Span h, Span x) {
+  ForEachWindow(s, [&](int p, int o, PoolSpan h, PoolSpan x) {
     const WindowSums w = SumWindow(src + p * in_plane, s.in_w, h, x);
     dst[p * out_plane + o] = w.sum > 0.f ? w.squares / w.sum : 0.f;
   });
@@ -198,7 +183,7 @@ void StochasticPoolBackwardTest(const kernels::PoolingShape& s, const float* src
   const long out_plane = static_cast<long>(s.out_h) * s.out_w;
   std::fill(diff_src, diff_src + static_cast<long>(s.batch) * s.channels * in_plane, 0.f);
   // Windows of one plane may overlap, so each plane's gradient is summed by one thread.
-  ForEachWindow(s, [&](int p, int o, Span h, Span x) {
+  ForEachWindow(s, [&](int p, int o, PoolSpan h, PoolSpan x) {
     const float* in = src + p * in_plane;
     float* grad = diff_src + p * in_plane;
     const WindowSums w = SumWindow(in, s.in_w, h, x);
