@@ -12,7 +12,9 @@ void NesterovSolver::ComputeUpdateValue(int param_id, float rate) {
   const float momentum = param_.momentum();
   float* h = history_[param_id]->mutable_data();
   float* d = p->mutable_diff();
-  for (int64_t j = 0; j < p->count(); ++j) {
+  const int64_t n = p->count();
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+  for (int64_t j = 0; j < n; ++j) {
     const float previous = h[j];
     h[j] = momentum * h[j] + local_rate * d[j];
     d[j] = (1 + momentum) * h[j] - momentum * previous;
@@ -25,7 +27,9 @@ void AdaGradSolver::ComputeUpdateValue(int param_id, float rate) {
   const float delta = param_.delta();
   float* h = history_[param_id]->mutable_data();
   float* d = p->mutable_diff();
-  for (int64_t j = 0; j < p->count(); ++j) {
+  const int64_t n = p->count();
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+  for (int64_t j = 0; j < n; ++j) {
     h[j] += d[j] * d[j];
     d[j] = local_rate * d[j] / (std::sqrt(h[j]) + delta);
   }
@@ -38,7 +42,9 @@ void RmsPropSolver::ComputeUpdateValue(int param_id, float rate) {
   const float delta = param_.delta();
   float* h = history_[param_id]->mutable_data();
   float* d = p->mutable_diff();
-  for (int64_t j = 0; j < p->count(); ++j) {
+  const int64_t n = p->count();
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+  for (int64_t j = 0; j < n; ++j) {
     h[j] = decay * h[j] + (1 - decay) * d[j] * d[j];
     d[j] = local_rate * d[j] / (std::sqrt(h[j]) + delta);
   }
@@ -46,14 +52,16 @@ void RmsPropSolver::ComputeUpdateValue(int param_id, float rate) {
 
 void AdaDeltaSolver::ComputeUpdateValue(int param_id, float rate) {
   Tensor* p = net_->learnable_params()[param_id];
-  const size_t n = net_->learnable_params().size();
+  const size_t params = net_->learnable_params().size();
   const float local_rate = rate * net_->params_lr()[param_id];
   const float momentum = param_.momentum();
   const float delta = param_.delta();
   float* h = history_[param_id]->mutable_data();
-  float* u = history_[n + param_id]->mutable_data();
+  float* u = history_[params + param_id]->mutable_data();
   float* d = p->mutable_diff();
-  for (int64_t j = 0; j < p->count(); ++j) {
+  const int64_t n = p->count();
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+  for (int64_t j = 0; j < n; ++j) {
     h[j] = momentum * h[j] + (1 - momentum) * d[j] * d[j];
     d[j] = d[j] * std::sqrt(u[j] + delta) / std::sqrt(h[j] + delta);
     u[j] = momentum * u[j] + (1 - momentum) * d[j] * d[j];
@@ -63,7 +71,7 @@ void AdaDeltaSolver::ComputeUpdateValue(int param_id, float rate) {
 
 void AdamSolver::ComputeUpdateValue(int param_id, float rate) {
   Tensor* p = net_->learnable_params()[param_id];
-  const size_t n = net_->learnable_params().size();
+  const size_t params = net_->learnable_params().size();
   const float local_rate = rate * net_->params_lr()[param_id];
   const float beta1 = param_.momentum();
   const float beta2 = param_.momentum2();
@@ -71,9 +79,11 @@ void AdamSolver::ComputeUpdateValue(int param_id, float rate) {
   const int t = iter_ + 1;
   const float correction = std::sqrt(1 - std::pow(beta2, t)) / (1 - std::pow(beta1, t));
   float* m = history_[param_id]->mutable_data();
-  float* v = history_[n + param_id]->mutable_data();
+  float* v = history_[params + param_id]->mutable_data();
   float* d = p->mutable_diff();
-  for (int64_t j = 0; j < p->count(); ++j) {
+  const int64_t n = p->count();
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+  for (int64_t j = 0; j < n; ++j) {
     m[j] = beta1 * m[j] + (1 - beta1) * d[j];
     v[j] = beta2 * v[j] + (1 - beta2) * d[j] * d[j];
     d[j] = local_rate * correction * m[j] / (std::sqrt(v[j]) + eps);

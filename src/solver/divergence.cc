@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "solver/element_loops.h"
+
 namespace dtrain {
 namespace {
 
@@ -12,6 +14,18 @@ int64_t FirstNonFiniteIndex(const float* values, int64_t count) {
     if (!std::isfinite(values[i])) return i;
   }
   return -1;
+}
+
+// Whether any of `values` is not finite or exceeds kDivergedMagnitude, in one vectorised pass
+// (solver/element_loops.h): it runs at every display; the offending value is then found by a
+// plain loop.
+bool AnyDiverged(const float* values, int64_t count) {
+  int diverged = 0;
+#pragma omp parallel for simd schedule(static) \
+    reduction(|                                \
+              : diverged) if (count >= kThreadedUpdateElements)
+  for (int64_t k = 0; k < count; ++k) diverged |= !(std::fabs(values[k]) <= kDivergedMagnitude);
+  return diverged != 0;
 }
 
 std::string LayerName(const Net& net, size_t i) {
@@ -68,6 +82,7 @@ std::string DivergedWeights(const Net& net) {
     const auto& params = layers[i]->blobs();
     for (size_t p = 0; p < params.size(); ++p) {
       const float* values = params[p]->data();
+      if (!AnyDiverged(values, params[p]->count())) continue;
       for (int64_t k = 0; k < params[p]->count(); ++k) {
         if (!std::isfinite(values[k]) || std::fabs(values[k]) > kDivergedMagnitude) {
           return LayerName(net, i) + " parameter " + std::to_string(p) + " holds " +

@@ -71,7 +71,9 @@ void SgdSolver::ApplyUpdate() {
   for (Tensor* p : params) {
     float* data = p->mutable_data();
     const float* diff = p->diff();
-    for (int64_t j = 0; j < p->count(); ++j) data[j] -= diff[j];
+    const int64_t n = p->count();
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+    for (int64_t j = 0; j < n; ++j) data[j] -= diff[j];
   }
 }
 
@@ -98,7 +100,9 @@ void SgdSolver::Normalize(int param_id) {
   Tensor* p = net_->learnable_params()[param_id];
   const float scale = 1.f / static_cast<float>(param_.iter_size());
   float* d = p->mutable_diff();
-  for (int64_t j = 0; j < p->count(); ++j) d[j] *= scale;
+  const int64_t n = p->count();
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+  for (int64_t j = 0; j < n; ++j) d[j] *= scale;
 }
 
 void SgdSolver::Regularize(int param_id) {
@@ -107,11 +111,13 @@ void SgdSolver::Regularize(int param_id) {
   if (decay == 0.f) return;
   const float* x = p->data();
   float* d = p->mutable_diff();
+  const int64_t n = p->count();
   if (param_.regularization_type() == "L2") {
-    for (int64_t j = 0; j < p->count(); ++j) d[j] += decay * x[j];
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+    for (int64_t j = 0; j < n; ++j) d[j] += decay * x[j];
   } else if (param_.regularization_type() == "L1") {
-    for (int64_t j = 0; j < p->count(); ++j)
-      d[j] += decay * static_cast<float>((x[j] > 0) - (x[j] < 0));
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+    for (int64_t j = 0; j < n; ++j) d[j] += decay * static_cast<float>((x[j] > 0) - (x[j] < 0));
   }
 }
 
@@ -121,7 +127,9 @@ void SgdSolver::ComputeUpdateValue(int param_id, float rate) {
   const float momentum = param_.momentum();
   float* h = history_[param_id]->mutable_data();
   float* d = p->mutable_diff();
-  for (int64_t j = 0; j < p->count(); ++j) {
+  const int64_t n = p->count();
+#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+  for (int64_t j = 0; j < n; ++j) {
     h[j] = local_rate * d[j] + momentum * h[j];
     d[j] = h[j];
   }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "solver/element_loops.h"
 #include "solver/solver.h"
 
 namespace dtrain {
