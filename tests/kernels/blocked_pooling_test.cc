@@ -1,8 +1,9 @@
 // dtrain's pooling loops on oneDNN's channel-blocked layout (kernels/onednn/blocked_pooling.h)
 // against the reference kernel: forward outputs and input gradients equal bit for bit, on inputs
-// full of ties (where MAX's first-largest rule decides), with NaNs, padding, ceil-mode overhang,
-// overlapping and gapped windows, global windows and partly filled channel blocks, at 1 to 3
-// threads; padding channels come out zero whatever the input holds there.
+// full of ties (where MAX's first-largest rule decides), with NaNs and -0 gradients, padding,
+// ceil-mode overhang, overlapping, gapped and tiling windows, global windows and partly filled
+// channel blocks, at 1 to 3 threads; padding channels come out zero whatever the input holds
+// there.
 #include "kernels/onednn/blocked_pooling.h"
 
 #include <gtest/gtest.h>
@@ -50,13 +51,18 @@ PoolingProblem ProblemOf(const PoolCase& c) {
   return p;
 }
 
-// Small integers (many ties, zeros as after a ReLU), some fractions, and a NaN now and then.
+// Small integers (many ties, zeros as after a ReLU, some of them -0), some fractions, and a NaN
+// now and then.
 std::vector<float> TiedValues(size_t count, std::mt19937* gen, bool with_nans) {
   std::uniform_int_distribution<int> pick(0, 39);
   std::vector<float> values(count);
   for (float& v : values) {
     const int k = pick(*gen);
-    v = k < 30 ? static_cast<float>(k % 3) : (k < 39 || !with_nans) ? k * 0.37f - 9.f : NAN;
+    if (k < 30) {
+      v = k == 27 ? -0.f : static_cast<float>(k % 3);
+    } else {
+      v = (k < 39 || !with_nans) ? k * 0.37f - 9.f : NAN;
+    }
   }
   return values;
 }

@@ -46,6 +46,16 @@ inline Taps<B> LoadTaps(const uint8_t* from) {
   return __builtin_convertvector(bytes, Taps<B>);
 }
 
+// Whether the windows along one axis are disjoint and together cover [0, in).
+bool Tiles(const std::vector<PoolSpan>& spans, int in) {
+  int next = 0;
+  for (const PoolSpan& span : spans) {
+    if (span.start != next) return false;
+    next = span.end;
+  }
+  return next == in;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<kernels::PoolingKernel>> BlockedPooling::Create(
@@ -75,9 +85,17 @@ BlockedPooling::BlockedPooling(const kernels::PoolingProblem& problem, int block
   for (int ow = 0; ow < s.out_w; ++ow) {
     cols_.push_back(kernels::PoolingWindow(ow, s.in_w, w.kernel_w, w.pad_w, w.stride_w));
   }
+  tiled_ = Tiles(rows_, s.in_h) && Tiles(cols_, s.in_w);
   if (problem.method == kernels::PoolMethod::kMax) {
     taps_.resize(static_cast<size_t>(s.batch * blocks_ * s.out_h * s.out_w * block_));
   }
+}
+
+template <int B>
+inline void BlockedPooling::Accumulate(float* to, Vec<B> add) const {
+  // Tiled, `to` is written once and has not been zeroed: 0 + add, as the reference adds (so that
+  // a -0 gradient arrives as +0).
+  StoreTo<B>(to, (tiled_ ? Vec<B>{} : Load<B>(to)) + add);
 }
 
 std::string BlockedPooling::implementation() const {
@@ -114,6 +132,7 @@ void BlockedPooling::MaxForward(const float* src, float* dst) {
         StoreTaps<B>(chosen_taps, chosen);
       }
     }
+    ZeroPaddingChannels<B>(p, dst + p * out_plane, out_plane / B);
   }
 }
 
@@ -127,7 +146,7 @@ void BlockedPooling::MaxBackward(const float* diff_dst, float* diff_src) {
     float* in = diff_src + p * in_plane;
     const float* out = diff_dst + p * out_plane;
     const uint8_t* chosen_taps = taps_.data() + p * out_plane;
-    std::fill(in, in + in_plane, 0.f);
+    if (!tiled_) std::fill(in, in + in_plane, 0.f);
     for (int oh = 0; oh < s.out_h; ++oh) {
       const PoolSpan h = rows_[oh];
       for (int ow = 0; ow < s.out_w; ++ow, out += B, chosen_taps += B) {
@@ -140,11 +159,12 @@ void BlockedPooling::MaxBackward(const float* diff_dst, float* diff_src) {
           for (int iw = w.start; iw < w.end; ++iw, ++tap) {
             // Adding +0 where another tap was chosen changes nothing: diff_src starts at +0.
             const Vec<B> add = chosen == SplatTap<B>(tap) ? g : Vec<B>{};
-            StoreTo<B>(row + iw * B, Load<B>(row + iw * B) + add);
+            Accumulate<B>(row + iw * B, add);
           }
         }
       }
     }
+    ZeroPaddingChannels<B>(p, in, in_plane / B);
   }
 }
 
@@ -169,6 +189,7 @@ void BlockedPooling::AveForward(const float* src, float* dst) {
         StoreTo<B>(out, sum / static_cast<float>(h.padded_extent * w.padded_extent));
       }
     }
+    ZeroPaddingChannels<B>(p, dst + p * out_plane, out_plane / B);
   }
 }
 
@@ -181,7 +202,7 @@ void BlockedPooling::AveBackward(const float* diff_dst, float* diff_src) {
   for (int64_t p = 0; p < s.batch * blocks_; ++p) {
     float* in = diff_src + p * in_plane;
     const float* out = diff_dst + p * out_plane;
-    std::fill(in, in + in_plane, 0.f);
+    if (!tiled_) std::fill(in, in + in_plane, 0.f);
     for (int oh = 0; oh < s.out_h; ++oh) {
       const PoolSpan h = rows_[oh];
       for (int ow = 0; ow < s.out_w; ++ow, out += B) {
@@ -189,22 +210,23 @@ void BlockedPooling::AveBackward(const float* diff_dst, float* diff_src) {
         const Vec<B> g = Load<B>(out) / static_cast<float>(h.padded_extent * w.padded_extent);
         for (int ih = h.start; ih < h.end; ++ih) {
           float* row = in + int64_t{ih} * s.in_w * B;
-          for (int iw = w.start; iw < w.end; ++iw)
-            StoreTo<B>(row + iw * B, Load<B>(row + iw * B) + g);
+          for (int iw = w.start; iw < w.end; ++iw) Accumulate<B>(row + iw * B, g);
         }
       }
     }
+    ZeroPaddingChannels<B>(p, in, in_plane / B);
   }
 }
 
-void BlockedPooling::ZeroPaddingChannels(float* data, int64_t pixels) const {
-  const int used = problem_.shape.channels - static_cast<int>((blocks_ - 1) * block_);
-  if (used == block_) return;
-  for (int64_t n = 0; n < problem_.shape.batch; ++n) {
-    float* block = data + ((n + 1) * blocks_ - 1) * pixels * block_;
-    for (int64_t i = 0; i < pixels; ++i) {
-      std::fill(block + i * block_ + used, block + (i + 1) * block_, 0.f);
-    }
+template <int B>
+void BlockedPooling::ZeroPaddingChannels(int64_t plane, float* data, int64_t pixels) const {
+  const int used = problem_.shape.channels - static_cast<int>((blocks_ - 1) * B);
+  if (used == B || plane % blocks_ != blocks_ - 1) return;
+  Taps<B> lane;
+  for (int i = 0; i < B; ++i) lane[i] = i;
+  const Taps<B> padding = lane >= SplatTap<B>(used);
+  for (int64_t i = 0; i < pixels; ++i) {
+    StoreTo<B>(data + i * B, padding ? Vec<B>{} : Load<B>(data + i * B));
   }
 }
 
@@ -215,7 +237,6 @@ void BlockedPooling::Forward(const float* src, const float*, float* dst, float*)
   } else {
     max ? MaxForward<8>(src, dst) : AveForward<8>(src, dst);
   }
-  ZeroPaddingChannels(dst, int64_t{problem_.shape.out_h} * problem_.shape.out_w);
 }
 
 void BlockedPooling::Backward(const float*, const float* diff_dst, float* diff_src) {
@@ -225,7 +246,6 @@ void BlockedPooling::Backward(const float*, const float* diff_dst, float* diff_s
   } else {
     max ? MaxBackward<8>(diff_dst, diff_src) : AveBackward<8>(diff_dst, diff_src);
   }
-  ZeroPaddingChannels(diff_src, int64_t{problem_.shape.in_h} * problem_.shape.in_w);
 }
 
 }  // namespace dtrain::onednn

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/onednn/channel_lanes.h"
 #include "kernels/pooling.h"
 
 namespace dtrain::onednn {
@@ -48,8 +49,14 @@ class BlockedPooling : public kernels::PoolingKernel {
   void AveForward(const float* src, float* dst);
   template <int B>
   void AveBackward(const float* diff_dst, float* diff_src);
-  // Zeros the padding channels of the last block of `data`, planes of `pixels` pixels.
-  void ZeroPaddingChannels(float* data, int64_t pixels) const;
+  // Backward's update of one diff_src pixel: += add, or = 0 + add where the windows tile the
+  // image (each pixel in exactly one window), whose diff_src is not zeroed first.
+  template <int B>
+  void Accumulate(float* to, Vec<B> add) const;
+  // Zeros the padding channels of `data`, plane `plane` of `pixels` pixels, if it is an image's
+  // last channel block and that is partly filled.
+  template <int B>
+  void ZeroPaddingChannels(int64_t plane, float* data, int64_t pixels) const;
 
   kernels::PoolingProblem problem_;
   int block_;       // channels per block: 16 or 8
@@ -57,6 +64,7 @@ class BlockedPooling : public kernels::PoolingKernel {
   kernels::KernelLayouts layouts_;
   std::vector<kernels::PoolSpan> rows_, cols_;  // each output row's and column's window
   std::vector<uint8_t> taps_;                   // MAX: each dst element's chosen tap
+  bool tiled_ = false;  // the windows are disjoint and cover the image (LeNet's 2x2, stride 2)
 };
 
 }  // namespace dtrain::onednn
