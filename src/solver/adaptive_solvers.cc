@@ -13,7 +13,7 @@ void NesterovSolver::ComputeUpdateValue(int param_id, float rate) {
   float* h = history_[param_id]->mutable_data();
   float* d = p->mutable_diff();
   const int64_t n = p->count();
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
   for (int64_t j = 0; j < n; ++j) {
     const float previous = h[j];
     h[j] = momentum * h[j] + local_rate * d[j];
@@ -28,7 +28,7 @@ void AdaGradSolver::ComputeUpdateValue(int param_id, float rate) {
   float* h = history_[param_id]->mutable_data();
   float* d = p->mutable_diff();
   const int64_t n = p->count();
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
   for (int64_t j = 0; j < n; ++j) {
     h[j] += d[j] * d[j];
     d[j] = local_rate * d[j] / (std::sqrt(h[j]) + delta);
@@ -43,7 +43,7 @@ void RmsPropSolver::ComputeUpdateValue(int param_id, float rate) {
   float* h = history_[param_id]->mutable_data();
   float* d = p->mutable_diff();
   const int64_t n = p->count();
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
   for (int64_t j = 0; j < n; ++j) {
     h[j] = decay * h[j] + (1 - decay) * d[j] * d[j];
     d[j] = local_rate * d[j] / (std::sqrt(h[j]) + delta);
@@ -60,7 +60,7 @@ void AdaDeltaSolver::ComputeUpdateValue(int param_id, float rate) {
   float* u = history_[params + param_id]->mutable_data();
   float* d = p->mutable_diff();
   const int64_t n = p->count();
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
   for (int64_t j = 0; j < n; ++j) {
     h[j] = momentum * h[j] + (1 - momentum) * d[j] * d[j];
     d[j] = d[j] * std::sqrt(u[j] + delta) / std::sqrt(h[j] + delta);
@@ -82,7 +82,7 @@ void AdamSolver::ComputeUpdateValue(int param_id, float rate) {
   float* v = history_[params + param_id]->mutable_data();
   float* d = p->mutable_diff();
   const int64_t n = p->count();
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
   for (int64_t j = 0; j < n; ++j) {
     m[j] = beta1 * m[j] + (1 - beta1) * d[j];
     v[j] = beta2 * v[j] + (1 - beta2) * d[j] * d[j];

@@ -23,7 +23,8 @@ bool AnyDiverged(const float* values, int64_t count) {
   int diverged = 0;
 #pragma omp parallel for simd schedule(static) \
     reduction(|                                \
-              : diverged) if (count >= kThreadedUpdateElements)
+              : diverged) if (parallel         \
+                              : count >= kThreadedUpdateElements)
   for (int64_t k = 0; k < count; ++k) diverged |= !(std::fabs(values[k]) <= kDivergedMagnitude);
   return diverged != 0;
 }

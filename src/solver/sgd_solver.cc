@@ -72,7 +72,7 @@ void SgdSolver::ApplyUpdate() {
     float* data = p->mutable_data();
     const float* diff = p->diff();
     const int64_t n = p->count();
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
     for (int64_t j = 0; j < n; ++j) data[j] -= diff[j];
   }
 }
@@ -101,7 +101,7 @@ void SgdSolver::Normalize(int param_id) {
   const float scale = 1.f / static_cast<float>(param_.iter_size());
   float* d = p->mutable_diff();
   const int64_t n = p->count();
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
   for (int64_t j = 0; j < n; ++j) d[j] *= scale;
 }
 
@@ -113,10 +113,10 @@ void SgdSolver::Regularize(int param_id) {
   float* d = p->mutable_diff();
   const int64_t n = p->count();
   if (param_.regularization_type() == "L2") {
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
     for (int64_t j = 0; j < n; ++j) d[j] += decay * x[j];
   } else if (param_.regularization_type() == "L1") {
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
     for (int64_t j = 0; j < n; ++j) d[j] += decay * static_cast<float>((x[j] > 0) - (x[j] < 0));
   }
 }
@@ -128,7 +128,7 @@ void SgdSolver::ComputeUpdateValue(int param_id, float rate) {
   float* h = history_[param_id]->mutable_data();
   float* d = p->mutable_diff();
   const int64_t n = p->count();
-#pragma omp parallel for simd schedule(static) if (n >= kThreadedUpdateElements)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= kThreadedUpdateElements)
   for (int64_t j = 0; j < n; ++j) {
     h[j] = local_rate * d[j] + momentum * h[j];
     d[j] = h[j];

@@ -68,7 +68,12 @@ StatusOr<std::unique_ptr<kernels::PoolingKernel>> BlockedPooling::Create(
       static_cast<int64_t>(s.window.kernel_h) * s.window.kernel_w >= kNoTap) {
     return Unsupported("a MAX window of more than 254 taps (the chosen tap is kept in a byte)");
   }
-  const int block = BlocksOf16Channels() ? 16 : 8;
+  return CreateWithBlock(problem, BlocksOf16Channels() ? 16 : 8);
+}
+
+StatusOr<std::unique_ptr<kernels::PoolingKernel>> BlockedPooling::CreateWithBlock(
+    const kernels::PoolingProblem& problem, int block) {
+  if (block != 8 && block != 16) return InvalidArgument("blocks of 8 or 16 channels");
   return std::unique_ptr<kernels::PoolingKernel>(new BlockedPooling(problem, block));
 }
 
@@ -77,8 +82,13 @@ BlockedPooling::BlockedPooling(const kernels::PoolingProblem& problem, int block
   const kernels::PoolingShape& s = problem.shape;
   const kernels::Window2d& w = s.window;
   const CpuContext context;
-  layouts_.src = LayoutFor(context, BlockedDesc4d({s.batch, s.channels, s.in_h, s.in_w}));
-  layouts_.dst = LayoutFor(context, BlockedDesc4d({s.batch, s.channels, s.out_h, s.out_w}));
+  const auto tag =
+      block == 16 ? dnnl::memory::format_tag::nChw16c : dnnl::memory::format_tag::nChw8c;
+  auto blocked = [&](const Dims& dims) {
+    return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, tag);
+  };
+  layouts_.src = LayoutFor(context, blocked({s.batch, s.channels, s.in_h, s.in_w}));
+  layouts_.dst = LayoutFor(context, blocked({s.batch, s.channels, s.out_h, s.out_w}));
   for (int oh = 0; oh < s.out_h; ++oh) {
     rows_.push_back(kernels::PoolingWindow(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h));
   }

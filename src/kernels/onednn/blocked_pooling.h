@@ -11,7 +11,7 @@
 // its window's taps in the same row-major order (MAX keeps the first largest, strictly greater
 // replacing; AVE sums in that order and divides by the same divisor), and backward adds each
 // output's gradient to its taps in output order. MAX remembers the chosen tap per output element
-// (one byte), so it declines windows of more than 255 taps; it declines STOCHASTIC, the argmax
+// (one byte), so it declines windows of more than 254 taps; it declines STOCHASTIC, the argmax
 // top, and fewer than 8 channels (the blocks would be mostly padding). Padding channels of dst
 // and diff_src are written as zeros. Planes (an image's channel block) are computed whole by one
 // thread: results do not depend on the thread count. Not thread-safe.
@@ -31,6 +31,9 @@ class BlockedPooling : public kernels::PoolingKernel {
  public:
   static StatusOr<std::unique_ptr<kernels::PoolingKernel>> Create(
       const kernels::PoolingProblem& problem, const kernels::KernelRequest& request);
+  // The same on blocks of `block` (8 or 16) channels whatever the CPU, for tests of both.
+  static StatusOr<std::unique_ptr<kernels::PoolingKernel>> CreateWithBlock(
+      const kernels::PoolingProblem& problem, int block);
   std::string implementation() const override;
   kernels::KernelLayouts layouts() const override { return layouts_; }
 

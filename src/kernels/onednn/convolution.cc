@@ -81,8 +81,8 @@ Status Convolution::Build(const kernels::ConvolutionShape& s, bool bias, bool tr
   // blocked backward-weights kernel has nothing to vectorise over and ran several times slower
   // than oneDNN's GEMM-based one on the plain layouts (LeNet's conv1, AMD EPYC), and its jit:avx2
   // kernel on channels-last (nhwc) src and diff_dst is faster again: LeNet's conv1 backward 1.90
-  // -> 0.90 ms, cifar10_quick's 10.9 -> 5.9 ms (2 threads, relayouts included). Where that kernel
-  // does not exist (oneDNN would pick its reference code), the plain layouts. With AVX-512 the
+  // -> 0.90 ms, cifar10_quick's 10.9 -> 5.9 ms (2 threads, relayouts included). Where oneDNN has
+  // no JIT kernel on channels-last for the shape, the plain layouts. With AVX-512 the
   // blocked kernel is the fastest (LeNet's conv1 1.98 -> 0.43 ms, cifar10's 11.1 -> 2.7 ms,
   // GoogLeNet's 76 -> 38 ms against the GEMM-based one), so it runs there. Depthwise
   // convolutions (one input channel per group) always keep oneDNN's depthwise kernels, which
@@ -106,7 +106,7 @@ Status Convolution::Build(const kernels::ConvolutionShape& s, bool bias, bool tr
       const memory::desc nhwc_src(src_dims, memory::data_type::f32, tag::nhwc);
       const memory::desc nhwc_dst(dst_dims, memory::data_type::f32, tag::nhwc);
       weights_pd = weights_desc(nhwc_src, nhwc_dst);
-      if (std::string(weights_pd.impl_info_str()).rfind("ref", 0) == 0) {
+      if (std::string(weights_pd.impl_info_str()).rfind("jit", 0) != 0) {
         weights_pd = weights_desc(PlainDesc(src_dims), PlainDesc(dst_dims));
       }
     }

@@ -42,9 +42,11 @@ Status InnerProduct::Init(const kernels::InnerProductShape& s, bool bias, bool t
   // Caffe's layout, the same kernel reads it as it is. AMD EPYC with AVX2, 2 threads: LeNet's ip1
   // forward 0.74-0.86 -> 0.48-0.61 ms, AlexNet's fc6 / fc7 / fc8 66 / 29 / 17 -> 24 / 11 / 2.7 ms.
   auto forward_pd = forward_desc(any(weight_dims));
-  if (std::string(forward_pd.impl_info_str()).find("gemm") != std::string::npos &&
-      forward_pd.weights_desc() != user.weights) {
-    forward_pd = forward_desc(user.weights);
+  const std::string chosen = forward_pd.impl_info_str();
+  const bool gemm = chosen.rfind("gemm", 0) == 0 || chosen.rfind("x64:gemm", 0) == 0;  // not brgemm
+  if (gemm && forward_pd.weights_desc() != user.weights) {
+    auto as_stored = forward_desc(user.weights);
+    if (chosen == as_stored.impl_info_str()) forward_pd = as_stored;
   }
   passes_.SetForward(context_, scratch_.get(), user, forward_pd);
   implementation_ = forward_pd.impl_info_str();
