@@ -2,13 +2,14 @@
 # Builds dtrain's libFuzzer targets with clang (ASan + UBSan) into build-fuzz/ and runs each for
 # FUZZ_SECONDS (default 30). A crash leaves its input in build-fuzz/findings/ and fails the script.
 # scripts/test.sh runs this after the tests.
-#   scripts/fuzz.sh [FUZZER...]     (data_server_frame, cluster_lists, file_parsers; default all)
+#   scripts/fuzz.sh [FUZZER...]     (data_server_frame, cluster_lists, file_parsers, plot_inputs;
+#   default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
 CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DDTRAIN_FUZZ=ON \
   -DDTRAIN_BUILD_TESTS=OFF >/dev/null
-fuzzers=(data_server_frame cluster_lists file_parsers)
+fuzzers=(data_server_frame cluster_lists file_parsers plot_inputs)
 if [ $# -gt 0 ]; then fuzzers=("$@"); fi
 cmake --build build-fuzz --target "${fuzzers[@]/%/_fuzzer}"
 mkdir -p build-fuzz/findings

@@ -8,10 +8,14 @@
 #include <cstdio>
 #include <limits>
 
+#include "cli/chart_axis.h"
+
 namespace dtrain {
 namespace {
 
 constexpr double kWidth = 900, kPanelHeight = 280;
+// A panel per curve: 32 keep the PNG within cairo's largest image (32767 pixels high).
+constexpr size_t kMaxPanels = 32;
 constexpr double kLeft = 80, kRight = 24, kTop = 34, kBottom = 46;
 // Distinct colours for the runs (Tableau 10's first ones).
 constexpr double kColours[][3] = {{0.12, 0.47, 0.71}, {1.00, 0.50, 0.05}, {0.17, 0.63, 0.17},
@@ -23,35 +27,6 @@ struct Range {
   double high = -std::numeric_limits<double>::infinity();
   void Add(double v) { low = std::min(low, v), high = std::max(high, v); }
 };
-
-// A tick step of 1, 2 or 5 times a power of ten giving about `count` ticks over `span`.
-double TickStep(double span, int count) {
-  const double rough = span / count;
-  const double power = std::pow(10, std::floor(std::log10(rough)));
-  for (double m : {1.0, 2.0, 5.0}) {
-    if (m * power >= rough) return m * power;
-  }
-  return 10 * power;
-}
-
-// Widens `r` to whole ticks (and to a non-empty span); returns the step.
-double RoundOut(Range* r) {
-  if (r->high <= r->low) {
-    const double pad = r->low == 0 ? 1 : std::abs(r->low) * 0.1;
-    r->low -= pad, r->high += pad;
-  }
-  const double step = TickStep(r->high - r->low, 5);
-  r->low = std::floor(r->low / step) * step;
-  r->high = std::ceil(r->high / step) * step;
-  return step;
-}
-
-std::string Label(double v, double step) {
-  char text[32];
-  const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
-  std::snprintf(text, sizeof(text), "%.*f", decimals, v);
-  return text;
-}
 
 void Text(cairo_t* cr, double x, double y, const std::string& text, double align_x,
           double align_y) {
@@ -71,27 +46,27 @@ void DrawPanel(cairo_t* cr, const std::vector<RunCurves>& runs, const std::strin
       for (const auto& [x, y] : c.points) xr.Add(x), yr.Add(y);
     }
   }
-  const double x_step = RoundOut(&xr), y_step = RoundOut(&yr);
+  const ChartAxis xa = ChooseAxis(xr.low, xr.high), ya = ChooseAxis(yr.low, yr.high);
   const double left = kLeft, right = kWidth - kRight;
   const double plot_top = top + kTop, bottom = top + kPanelHeight - kBottom;
-  auto px = [&](double x) { return left + (x - xr.low) / (xr.high - xr.low) * (right - left); };
-  auto py = [&](double y) {
-    return bottom - (y - yr.low) / (yr.high - yr.low) * (bottom - plot_top);
-  };
+  auto px = [&](double x) { return left + xa.Fraction(x) * (right - left); };
+  auto py = [&](double y) { return bottom - ya.Fraction(y) * (bottom - plot_top); };
   // Grid, ticks and their labels.
   cairo_set_font_size(cr, 11);
   cairo_set_line_width(cr, 1);
-  for (double x = xr.low; x <= xr.high + x_step / 2; x += x_step) {
+  for (int i = 0; i < xa.ticks; ++i) {
+    const double x = px(xa.Tick(i));
     cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
-    cairo_move_to(cr, px(x), plot_top), cairo_line_to(cr, px(x), bottom), cairo_stroke(cr);
+    cairo_move_to(cr, x, plot_top), cairo_line_to(cr, x, bottom), cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-    Text(cr, px(x), bottom + 5, Label(x, x_step), 0.5, 0);
+    Text(cr, x, bottom + 5, xa.Label(i), 0.5, 0);
   }
-  for (double y = yr.low; y <= yr.high + y_step / 2; y += y_step) {
+  for (int i = 0; i < ya.ticks; ++i) {
+    const double y = py(ya.Tick(i));
     cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
-    cairo_move_to(cr, left, py(y)), cairo_line_to(cr, right, py(y)), cairo_stroke(cr);
+    cairo_move_to(cr, left, y), cairo_line_to(cr, right, y), cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-    Text(cr, left - 6, py(y), Label(y, y_step), 1, 0.5);
+    Text(cr, left - 6, y, ya.Label(i), 1, 0.5);
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_rectangle(cr, left, plot_top, right - left, bottom - plot_top);
@@ -157,6 +132,12 @@ Status DrawCurves(const std::vector<RunCurves>& runs, CurveX x, const std::strin
   }
   std::stable_partition(names.begin(), names.end(),
                         [](const std::string& n) { return n == "train loss"; });
+  if (names.size() > kMaxPanels) {
+    return InvalidArgument("the runs hold " + std::to_string(names.size()) +
+                           " different curves; one picture draws at most " +
+                           std::to_string(kMaxPanels) + " (first ones: '" + names[0] + "', '" +
+                           names[1] + "', ...)");
+  }
   const double height = kPanelHeight * static_cast<double>(names.size());
   const bool svg = output.size() > 4 && output.compare(output.size() - 4, 4, ".svg") == 0;
   const bool png = output.size() > 4 && output.compare(output.size() - 4, 4, ".png") == 0;

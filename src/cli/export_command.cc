@@ -1,6 +1,9 @@
 // dtrain export onnx: a net's TEST phase with its weights as an ONNX model (export/onnx_export.h),
 // checked by ONNX's checker and written atomically, so a failed export leaves OUTPUT as it was.
+#include <algorithm>
+
 #include "cli/command.h"
+#include "cli/output_guard.h"
 #include "core/logging.h"
 #include "export/onnx_export.h"
 #include "solver/net_loading.h"
@@ -21,6 +24,13 @@ Status RunExportOnnx(const Flags& flags) {
   options.producer_version = DtrainVersion();
   options.dynamic_batch = flags.GetBool("dynamic-batch");
   const std::string weights = flags.Get("weights");
+  std::vector<NamedPath> inputs = {{"the --model", model}};
+  for (size_t start = 0; start <= weights.size();) {
+    const size_t comma = std::min(weights.find(',', start), weights.size());
+    inputs.push_back({"a --weights file", weights.substr(start, comma - start)});
+    start = comma + 1;
+  }
+  DT_RETURN_IF_ERROR(RefuseOutputOverInput("--output", output, inputs));
   if (weights.empty()) {
     DT_LOG(WARNING) << "No --weights: the model holds the net's initial (filler) values";
   }

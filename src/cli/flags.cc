@@ -1,8 +1,22 @@
 #include "cli/flags.h"
 
+#include <cctype>
 #include <stdexcept>
 
+#include "core/printable.h"
+
 namespace dtrain {
+
+StatusOr<std::string> SwitchValue(const std::string& name, const std::string* value) {
+  if (value == nullptr) return std::string("true");
+  std::string v;
+  for (char c : *value) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "true" || v == "1" || v == "yes") return std::string("true");
+  if (v == "false" || v == "0" || v == "no") return std::string("false");
+  return InvalidArgument("flag --" + name +
+                         " is a switch: give it no value, or true or false, not '" +
+                         PrintableBytes(*value, 40) + "'");
+}
 
 StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args,
                              const std::vector<FlagSpec>& known) {
@@ -40,10 +54,10 @@ StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args,
       return InvalidArgument("unknown flag '" + arg +
                              "'; this command takes: " + (list.empty() ? "no flags" : list));
     }
-    if (!has_value) {
-      if (spec->is_bool) {
-        value = "true";
-      } else if (i + 1 < args.size()) {
+    if (spec->is_bool) {
+      DT_ASSIGN_OR_RETURN(value, SwitchValue(name, has_value ? &value : nullptr));
+    } else if (!has_value) {
+      if (i + 1 < args.size()) {
         value = args[++i];
       } else {
         return InvalidArgument("flag --" + name + " needs a value");
@@ -75,7 +89,7 @@ StatusOr<int> Flags::GetInt(const std::string& name) const {
 
 bool Flags::GetBool(const std::string& name) const {
   const std::string v = Get(name);
-  return v == "true" || v == "1" || v == "yes";
+  return v == "true" || v == "1" || v == "yes";  // Parse wrote "true" or "false"
 }
 
 std::string FlagsHelp(const std::vector<FlagSpec>& known) {

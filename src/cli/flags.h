@@ -1,5 +1,7 @@
 // Command-line flags in both Caffe's and GNU style: `-solver x`, `-solver=x`, `--solver x`,
-// `--solver=x`; boolean flags take no value (`--verbose`) or an explicit one (`--verbose=false`).
+// `--solver=x`; boolean flags (switches) take no value (`--verbose`) or an explicit boolean
+// (`--verbose=false`: true/false, 1/0, yes/no in any case); any other value is refused, never
+// read as false.
 // Each command declares the flags it knows; an unknown flag is an error listing them. A lone
 // `--` ends the flags: what follows is kept verbatim in after_dashdash() (`dtrain cluster
 // slurm-script --nodes=2 -- train --solver=S` passes `train --solver=S` on).
@@ -45,6 +47,10 @@ class Flags {
   std::vector<std::string> after_dashdash_;
   bool has_dashdash_ = false;
 };
+
+// A switch's value as "true" or "false": none (null) is "true"; an error names the flag where
+// `value` is no boolean. Shared by every parser of dtrain command lines.
+StatusOr<std::string> SwitchValue(const std::string& name, const std::string* value);
 
 // "  --name  help (default: x)" lines for a usage message.
 std::string FlagsHelp(const std::vector<FlagSpec>& known);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/output_guard.h"
 #include "cluster/ec2_hosts.h"
 #include "cluster/host_sources.h"
 #include "cluster/hostfile.h"
@@ -73,7 +74,11 @@ Status RunHosts(const Flags& flags) {
   }
   if (!hosts.ok()) return hosts.status();
   const std::string text = FormatHostfile(*hosts);
-  if (flags.Has("output")) return WriteFileAtomically(flags.Get("output"), text);
+  if (flags.Has("output")) {
+    DT_RETURN_IF_ERROR(RefuseOutputOverInput("--output", flags.Get("output"),
+                                             {{"the --ec2-json file", flags.Get("ec2-json")}}));
+    return WriteFileAtomically(flags.Get("output"), text);
+  }
   std::fputs(text.c_str(), stdout);
   return Status::Ok();
 }

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "cli/command.h"
+#include "cli/job_check.h"
 #include "cli/job_restart.h"
 #include "cli/launch_preflight.h"
 #include "cli/launch_processes.h"
@@ -238,8 +239,19 @@ StatusOr<std::string> WriteRestartHostfile(const std::vector<Host>& hosts, int r
 Status RunLaunch(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(LaunchOptions options, OptionsFromFlags(flags));
   DT_ASSIGN_OR_RETURN(const RestartPolicy policy, RestartPolicyFromFlags(flags));
+  if (policy.max_restarts > 0 && policy.min_hosts > static_cast<int>(options.hosts.size())) {
+    return InvalidArgument("--min-hosts=" + std::to_string(policy.min_hosts) +
+                           " is more than the " + std::to_string(options.hosts.size()) +
+                           " host(s) of " + options.hostfile + ": no run could go on");
+  }
+  // Everything the real launch refuses, the dry run refuses too.
+  DT_RETURN_IF_ERROR(CheckJobCommand(options.job));
   const std::vector<std::string> job = options.job;  // as given: each restart starts from it
   DT_ASSIGN_OR_RETURN(LaunchPlan plan, PlanJob(flags, &options));
+  JobTarget target;
+  if (policy.max_restarts > 0) {
+    DT_ASSIGN_OR_RETURN(target, ResolveJobTarget(job, plan.ranks));
+  }
   if (flags.GetBool("dry-run")) {
     std::printf(
         "# %d rank(s) on %zu host(s); master %s%s\n%s", plan.ranks, options.hosts.size(),
@@ -251,15 +263,13 @@ Status RunLaunch(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(int preflight_timeout, flags.GetInt("preflight-timeout"));
   const bool preflight = !flags.GetBool("no-preflight");
   if (preflight) DT_RETURN_IF_ERROR(RunPreflightOnHosts(options, plan, preflight_timeout));
-  JobTarget target;
-  if (policy.max_restarts > 0) {
-    DT_ASSIGN_OR_RETURN(target, ResolveJobTarget(job, plan.ranks));
-  }
   RecordStopSignals();
   RestartHistory history;
   TemporaryFiles temporaries;
   std::string master = plan.master;
   std::string moved_server_uri;  // once the master is lost, where its data server went
+  long long run_start = -1;      // the iteration the run resumed from (-1: as the job says)
+  int runs_stuck_at_setup = 0;   // consecutive failed runs without progress or a lost host
   while (true) {
     DT_ASSIGN_OR_RETURN(RunOutcome outcome, RunPlan(plan));
     const std::string failure = FailureOf(outcome);
@@ -281,6 +291,16 @@ Status RunLaunch(const Flags& flags) {
     }
     const std::map<std::string, std::string> lost =
         LostHosts(options, job, outcome, preflight, preflight_timeout);
+    // A failure before the first iteration with every host fine (a net refused at setup, a
+    // missing file) is the same on every run: once more might be chance, twice is not.
+    const bool progressed = outcome.console.last_iteration() > run_start;
+    runs_stuck_at_setup = progressed || !lost.empty() ? 0 : runs_stuck_at_setup + 1;
+    if (runs_stuck_at_setup >= 2) {
+      return give_up(
+          "the job failed twice in a row before its first iteration with every host usable: a "
+          "failure at setup (a net or solver refused, a missing or damaged file) fails the same "
+          "way on every restart; the error is in the ranks' messages above");
+    }
     LaunchOptions next = options;
     next.hosts = HostsLeft(options.hosts, lost);
     for (const auto& [host, why] : lost) {
@@ -308,6 +328,7 @@ Status RunLaunch(const Flags& flags) {
     for (const std::string& skipped : snapshot.passed_over)
       DT_LOG(WARNING) << "launch: passing over an incomplete snapshot: " << skipped;
     const long long resumed = std::max(0LL, snapshot.iteration);
+    run_start = snapshot.solverstate.empty() ? -1 : snapshot.iteration;
     history.iterations_redone += std::max(0LL, outcome.console.last_iteration() - resumed);
     ++history.restarts;
     std::string reason = failure;

@@ -1,4 +1,5 @@
 // dtrain: train, test, time and check Caffe-format nets; convert datasets; set up clusters.
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -58,6 +59,9 @@ int Run(const dtrain::Command& command, const std::string& name,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file grown past a size limit (ulimit -f, a Slurm job's) is a write that fails, reported
+  // with the file's name, not a signal that ends the process without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   const std::vector<dtrain::Command> commands = AllCommands();
   const std::vector<dtrain::CommandGroup> groups = AllGroups();
   if (argc == 2 && std::string(argv[1]) == "--version") {

@@ -1,24 +1,24 @@
 #include "cli/metrics_file.h"
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <nlohmann/json.hpp>
+
+#include "core/logging.h"
 
 namespace dtrain {
 
 StatusOr<std::unique_ptr<MetricsFile>> MetricsFile::Open(const std::string& path, bool append) {
-  FILE* f = std::fopen(path.c_str(), append ? "a" : "w");
-  if (!f) return IoError("cannot write metrics file " + path + ": " + std::strerror(errno));
-  return std::unique_ptr<MetricsFile>(new MetricsFile(f));
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<RecordFile> file,
+                      RecordFile::Open(path, append, "--metrics"));
+  return std::unique_ptr<MetricsFile>(new MetricsFile(std::move(file)));
 }
 
-MetricsFile::~MetricsFile() { std::fclose(file_); }
+MetricsFile::~MetricsFile() = default;
 
-void MetricsFile::WriteLine(const std::string& line) {
-  std::fputs(line.c_str(), file_);
-  std::fputc('\n', file_);
-  std::fflush(file_);
+void MetricsFile::WriteLine(const std::string& line, const std::string& label) {
+  if (!file_->status().ok()) return;
+  const Status written = file_->Append(line + "\n", label);
+  if (!written.ok()) DT_LOG(ERROR) << written.message();
 }
 
 namespace {
@@ -26,6 +26,12 @@ namespace {
 // Seconds since the Unix epoch, for `dtrain plot --x=seconds`.
 double WallTime() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// One line of JSON; bytes of names that are not UTF-8 (a top named so in a prototxt) become
+// U+FFFD instead of an exception.
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -43,24 +49,24 @@ void MetricsFile::WriteTrain(const IterationReport& r) {
     j["ranks"] = r.ranks;
     j["communication_wait_share"] = r.communication_wait_share;
   }
-  WriteLine(j.dump());
+  WriteLine(Dump(j), "the display of iteration " + std::to_string(r.iter));
 }
 
 void MetricsFile::WriteTest(const TestReport& r) {
   nlohmann::json j = {
       {"event", "test"}, {"wall_time", WallTime()}, {"iter", r.iter}, {"net", r.net_id}};
   for (const NamedValue& v : r.scores) j["scores"][v.name] = v.value;
-  WriteLine(j.dump());
+  WriteLine(Dump(j), "the test of iteration " + std::to_string(r.iter));
 }
 
 void MetricsFile::WriteRestart(int restart, int iter, int ranks, const std::string& reason) {
-  WriteLine(nlohmann::json({{"event", "restart"},
-                            {"wall_time", WallTime()},
-                            {"restart", restart},
-                            {"iter", iter},
-                            {"ranks", ranks},
-                            {"reason", reason}})
-                .dump());
+  WriteLine(Dump({{"event", "restart"},
+                  {"wall_time", WallTime()},
+                  {"restart", restart},
+                  {"iter", iter},
+                  {"ranks", ranks},
+                  {"reason", reason}}),
+            "the restart at iteration " + std::to_string(iter));
 }
 
 }  // namespace dtrain

@@ -5,12 +5,16 @@
 //   {"event":"restart","restart":1,"iter":300,"ranks":2,"reason":"rank 2 (host n2) killed ..."}
 // (a restart by `dtrain launch --max-restarts`: the iteration it resumed from; such a run appends
 // to the file the failed run wrote). Every line also has "wall_time" (seconds since the Unix
-// epoch). Lines are flushed as written, so a crashed run keeps every event up to the crash.
+// epoch). Lines reach the file as written, so a crashed run keeps every event up to the crash.
+// A line that cannot be written (a full disk) is cut off whole and logged as an error at once;
+// the file takes no more, and status() holds the error for the run to end with
+// (core/record_file.h).
 #pragma once
 
-#include <cstdio>
+#include <memory>
 #include <string>
 
+#include "core/record_file.h"
 #include "core/status.h"
 #include "solver/solver.h"
 
@@ -26,10 +30,13 @@ class MetricsFile {
   void WriteTest(const TestReport& report);
   void WriteRestart(int restart, int iter, int ranks, const std::string& reason);
 
+  // Ok, or why a line could not be written.
+  const Status& status() const { return file_->status(); }
+
  private:
-  explicit MetricsFile(FILE* file) : file_(file) {}
-  void WriteLine(const std::string& line);
-  FILE* file_;
+  explicit MetricsFile(std::unique_ptr<RecordFile> file) : file_(std::move(file)) {}
+  void WriteLine(const std::string& line, const std::string& label);
+  std::unique_ptr<RecordFile> file_;
 };
 
 }  // namespace dtrain

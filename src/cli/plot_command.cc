@@ -2,6 +2,7 @@
 // plot_training_log.py, for dtrain's metrics files and Caffe-format logs alike).
 #include "cli/command.h"
 #include "cli/curve_chart.h"
+#include "cli/output_guard.h"
 #include "cli/training_curves.h"
 #include "core/logging.h"
 
@@ -18,6 +19,9 @@ Status RunPlot(const Flags& flags) {
     return InvalidArgument("--x must be iterations or seconds, not '" + x + "'");
   }
   const CurveX axis = x == "seconds" ? CurveX::kSeconds : CurveX::kIterations;
+  std::vector<NamedPath> inputs;
+  for (const std::string& path : flags.positional()) inputs.push_back({"a run to plot", path});
+  DT_RETURN_IF_ERROR(RefuseOutputOverInput("--output", flags.Get("output"), inputs));
   std::vector<RunCurves> runs;
   for (const std::string& path : flags.positional()) {
     DT_ASSIGN_OR_RETURN(RunCurves run, ReadRunCurves(path, axis));

@@ -2,11 +2,10 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 
+#include "core/logging.h"
 #include "core/tfrecord.h"
 #include "proto/tensorboard.pb.h"
 
@@ -30,22 +29,21 @@ StatusOr<std::unique_ptr<TensorBoardEvents>> TensorBoardEvents::Open(const std::
        ("events.out.tfevents." + std::to_string(static_cast<long long>(WallTime())) + "." + host +
         "." + std::to_string(getpid())))
           .string();
-  FILE* file = std::fopen(path.c_str(), "wb");
-  if (!file) return IoError("--tensorboard: cannot write " + path + ": " + std::strerror(errno));
-  std::unique_ptr<TensorBoardEvents> events(new TensorBoardEvents(file, path));
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<RecordFile> file,
+                      RecordFile::Open(path, /*append=*/false, "--tensorboard"));
   TensorBoardEvent first;
   first.set_wall_time(WallTime());
   first.set_file_version("brain.Event:2");
-  const std::string record = FrameTfRecord(first.SerializeAsString());
-  std::fwrite(record.data(), 1, record.size(), file);
-  std::fflush(file);
-  return events;
+  DT_RETURN_IF_ERROR(file->Append(FrameTfRecord(first.SerializeAsString()), "the file's header"));
+  return std::unique_ptr<TensorBoardEvents>(new TensorBoardEvents(std::move(file)));
 }
 
-TensorBoardEvents::~TensorBoardEvents() { std::fclose(file_); }
+TensorBoardEvents::~TensorBoardEvents() = default;
 
 void TensorBoardEvents::WriteScalars(int64_t step,
-                                     const std::vector<std::pair<std::string, float>>& scalars) {
+                                     const std::vector<std::pair<std::string, float>>& scalars,
+                                     const std::string& label) {
+  if (!file_->status().ok()) return;
   TensorBoardEvent event;
   event.set_wall_time(WallTime());
   event.set_step(step);
@@ -54,9 +52,8 @@ void TensorBoardEvents::WriteScalars(int64_t step,
     v->set_tag(tag);
     v->set_simple_value(value);
   }
-  const std::string record = FrameTfRecord(event.SerializeAsString());
-  std::fwrite(record.data(), 1, record.size(), file_);
-  std::fflush(file_);
+  const Status written = file_->Append(FrameTfRecord(event.SerializeAsString()), label);
+  if (!written.ok()) DT_LOG(ERROR) << written.message();
 }
 
 void TensorBoardEvents::WriteTrain(const IterationReport& r) {
@@ -69,18 +66,19 @@ void TensorBoardEvents::WriteTrain(const IterationReport& r) {
         {"train/communication_wait_share", static_cast<float>(r.communication_wait_share)});
   }
   for (const NamedValue& v : r.outputs) scalars.push_back({"train/output/" + v.name, v.value});
-  WriteScalars(r.iter, scalars);
+  WriteScalars(r.iter, scalars, "the display of iteration " + std::to_string(r.iter));
 }
 
 void TensorBoardEvents::WriteTest(const TestReport& r) {
   const std::string group = r.net_id == 0 ? "test/" : "test_net" + std::to_string(r.net_id) + "/";
   std::vector<std::pair<std::string, float>> scalars;
   for (const NamedValue& v : r.scores) scalars.push_back({group + v.name, v.value});
-  WriteScalars(r.iter, scalars);
+  WriteScalars(r.iter, scalars, "the test of iteration " + std::to_string(r.iter));
 }
 
 void TensorBoardEvents::WriteRestart(int restart, int iter) {
-  WriteScalars(iter, {{"job/restart", static_cast<float>(restart)}});
+  WriteScalars(iter, {{"job/restart", static_cast<float>(restart)}},
+               "the restart at iteration " + std::to_string(iter));
 }
 
 }  // namespace dtrain

@@ -7,15 +7,18 @@
 //   train/communication_wait_share with several ranks),
 //   test/<score> (test net 0) and test_net<N>/<score> (each test pass),
 //   job/restart (the restart's number, at the iteration it resumed from).
-// Written by rank 0 alone, flushed at every event (a crashed run keeps what it wrote).
+// Written by rank 0 alone, each event reaching the file as written (a crashed run keeps what it
+// wrote). An event that cannot be written (a full disk) is cut off whole and logged as an error at
+// once; the file takes no more, and status() holds the error for the run to end with
+// (core/record_file.h).
 #pragma once
 
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/record_file.h"
 #include "core/status.h"
 #include "solver/solver.h"
 
@@ -31,13 +34,15 @@ class TensorBoardEvents {
   void WriteTest(const TestReport& report);
   void WriteRestart(int restart, int iter);
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return file_->path(); }
+  // Ok, or why an event could not be written.
+  const Status& status() const { return file_->status(); }
 
  private:
-  TensorBoardEvents(FILE* file, std::string path) : file_(file), path_(std::move(path)) {}
-  void WriteScalars(int64_t step, const std::vector<std::pair<std::string, float>>& scalars);
-  FILE* file_;
-  std::string path_;
+  explicit TensorBoardEvents(std::unique_ptr<RecordFile> file) : file_(std::move(file)) {}
+  void WriteScalars(int64_t step, const std::vector<std::pair<std::string, float>>& scalars,
+                    const std::string& label);
+  std::unique_ptr<RecordFile> file_;
 };
 
 }  // namespace dtrain

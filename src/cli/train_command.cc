@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/metrics_file.h"
+#include "cli/output_guard.h"
 #include "cli/signal_actions.h"
 #include "cli/tensorboard_events.h"
 #include "core/logging.h"
@@ -72,6 +73,31 @@ std::string TimelinePath(const std::string& path, const Communicator& communicat
   const size_t slash = path.rfind('/');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + suffix;
   return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+// The closing line of the scores of test net #0's last pass: "Final" only where that pass ran at
+// the end (as Caffe tests there only where test_interval divides the last iteration); otherwise
+// it says which iteration the scores are from. Worded so that Caffe's log parsers (parse_log.sh,
+// parse_log.py) skip it: no "Iteration ", "Test net output", ", loss = " or "lr = ".
+std::string LastTestLine(const TestReport& test, int last_iteration, int test_interval) {
+  std::ostringstream line;
+  if (test.iter == last_iteration) {
+    line << "Final test scores (net #0, iteration " << test.iter << "): ";
+  } else {
+    line << "No test ran at the end (iteration " << last_iteration << ": ";
+    if (test_interval <= 0) {
+      line << "test_interval is 0";
+    } else if (last_iteration % test_interval != 0) {
+      line << "test_interval " << test_interval << " does not divide it, so, as in Caffe, none";
+    } else {
+      line << "training stopped before its test";
+    }
+    line << "); the last test scores (net #0) are from iteration " << test.iter << ": ";
+  }
+  for (size_t i = 0; i < test.scores.size(); ++i) {
+    line << (i > 0 ? ", " : "") << test.scores[i].name << " " << test.scores[i].value;
+  }
+  return line.str();
 }
 
 Status Train(const Flags& flags, Communicator& communicator, const std::string& who) {
@@ -143,6 +169,14 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   trainer.SetActionSource(
       WithTimedSnapshots(InstallSignalActions(who), param.snapshot_interval_s(), leader));
 
+  const std::vector<NamedPath> inputs = {{"the --solver", flags.Get("solver")},
+                                         {"the --snapshot", flags.Get("snapshot")},
+                                         {"the --weights", flags.Get("weights")},
+                                         {"the solver's net", param.net()},
+                                         {"the solver's train_net", param.train_net()}};
+  if (flags.Has("metrics")) {
+    DT_RETURN_IF_ERROR(RefuseOutputOverInput("--metrics", flags.Get("metrics"), inputs));
+  }
   std::unique_ptr<MetricsFile> metrics;
   if (flags.Has("metrics") && leader) {  // one metrics file, from rank 0
     DT_ASSIGN_OR_RETURN(metrics, MetricsFile::Open(flags.Get("metrics"), restart > 0));
@@ -186,16 +220,11 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   }
   DT_LOG(INFO) << "Starting Optimization";
   DT_RETURN_IF_ERROR(trainer.Solve());
-  if (tested) {
-    // Worded so that Caffe's log parsers (parse_log.sh, parse_log.py) skip it: no "Iteration ",
-    // "Test net output", ", loss = " or "lr = ".
-    std::ostringstream scores;
-    for (const NamedValue& v : last_test.scores) {
-      scores << (scores.tellp() > 0 ? ", " : "") << v.name << " " << v.value;
-    }
-    DT_LOG(INFO) << "Final test scores (net #0, iteration " << last_test.iter
-                 << "): " << scores.str();
-  }
+  if (tested) DT_LOG(INFO) << LastTestLine(last_test, solver->iter(), param.test_interval());
+  // Training is done and its snapshots are written; an output that lost records still fails the
+  // run, so that a job never ends with an incomplete record in silence.
+  if (metrics) DT_RETURN_IF_ERROR(metrics->status());
+  if (tensorboard) DT_RETURN_IF_ERROR(tensorboard->status());
   return Status::Ok();
 }
 

@@ -5,7 +5,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
+
+#include "cli/caffe_log_line.h"
+#include "core/printable.h"
 
 namespace dtrain {
 namespace {
@@ -30,21 +32,26 @@ std::string TestCurveName(int net, const std::string& score) {
   return (net == 0 ? "test " : "test#" + std::to_string(net) + " ") + score;
 }
 
+std::string LineError(const std::string& path, int64_t line, const std::string& what) {
+  return path + ":" + std::to_string(line) + ": " + what;
+}
+
 // A --metrics file: one JSON object a line.
 Status ReadMetrics(std::istream& in, const std::string& path, CurveX x_axis, CurveSet* curves) {
   double first_time = NAN;
   std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
+  for (int64_t number = 1; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!j.is_object() || !j.contains("event") || !j.contains("iter") || !j["iter"].is_number()) {
-      return DataLoss(path + ":" + std::to_string(number) + ": not a metrics event");
+      return DataLoss(LineError(path, number, "not a metrics event"));
     }
     double x = j["iter"].get<double>();
     if (x_axis == CurveX::kSeconds) {
       if (!j.contains("wall_time") || !j["wall_time"].is_number()) {
-        return DataLoss(path + ":" + std::to_string(number) +
-                        ": no wall_time for --x=seconds (a metrics file of an older dtrain)");
+        return DataLoss(LineError(path, number,
+                                  "no wall_time for --x=seconds (a metrics file of an older "
+                                  "dtrain)"));
       }
       const double t = j["wall_time"].get<double>();
       if (std::isnan(first_time)) first_time = t;
@@ -54,53 +61,64 @@ Status ReadMetrics(std::istream& in, const std::string& path, CurveX x_axis, Cur
     if (event == "train" && j.contains("loss") && j["loss"].is_number()) {
       curves->Add("train loss", x, j["loss"].get<double>());
     } else if (event == "test" && j.contains("scores") && j["scores"].is_object()) {
-      const int net = j.contains("net") && j["net"].is_number_integer() ? j["net"].get<int>() : 0;
+      int net = 0;
+      if (j.contains("net")) {
+        const nlohmann::json& n = j["net"];
+        if (!n.is_number_integer() || n.get<int64_t>() < 0 || n.get<int64_t>() > kMaxTestNet) {
+          return DataLoss(LineError(path, number,
+                                    "\"net\" is " + PrintableBytes(n.dump(), 40) +
+                                        ", not a test net's index in [0, " +
+                                        std::to_string(kMaxTestNet) + "]"));
+        }
+        net = n.get<int>();
+      }
       for (const auto& [name, value] : j["scores"].items()) {
-        if (value.is_number()) curves->Add(TestCurveName(net, name), x, value.get<double>());
+        if (!value.is_number()) continue;
+        if (name.size() > kMaxScoreNameBytes) {
+          return DataLoss(LineError(path, number,
+                                    "a score name of " + std::to_string(name.size()) +
+                                        " bytes is out of range (at most " +
+                                        std::to_string(kMaxScoreNameBytes) + ")"));
+        }
+        curves->Add(TestCurveName(net, PrintableBytes(name)), x, value.get<double>());
       }
     }
   }
   return Status::Ok();
 }
 
-// Seconds of the day of a glog line ("I1203 06:01:02.123456 ..."), or NAN.
-double LogLineSeconds(const std::string& line) {
-  static const std::regex stamp(R"(^[IWEF]\d{4} (\d\d):(\d\d):(\d\d(\.\d+)?))");
-  std::smatch m;
-  if (!std::regex_search(line, m, stamp)) return NAN;
-  return std::stod(m[1]) * 3600 + std::stod(m[2]) * 60 + std::stod(m[3]);
-}
-
-// A Caffe-format log.
-Status ReadLog(std::istream& in, CurveX x_axis, CurveSet* curves) {
-  static const std::regex train_loss(R"(Iteration (\d+)(?: \([^)]*\))?, loss = ([-+0-9.eEinfa]+))");
-  static const std::regex testing(R"(Iteration (\d+), Testing net \(#(\d+)\))");
-  static const std::regex test_output(R"(Test net output #\d+: (\S+) = ([-+0-9.eEinfa]+))");
+// A Caffe-format log (caffe_log_line.h reads each line).
+Status ReadLog(std::istream& in, const std::string& path, CurveX x_axis, CurveSet* curves) {
   double first = NAN, previous = NAN, days = 0;
-  int test_iter = -1, test_net = 0;
+  bool in_test = false;
+  int test_net = 0;
   double test_x = 0;
-  std::string line;
-  while (std::getline(in, line)) {
-    double seconds = LogLineSeconds(line);
+  std::string text;
+  for (int64_t number = 1; std::getline(in, text); ++number) {
+    StatusOr<CaffeLogLine> parsed = ParseCaffeLogLine(text);
+    if (!parsed.ok()) return DataLoss(LineError(path, number, parsed.status().message()));
+    const CaffeLogLine& line = *parsed;
+    double seconds = line.seconds;
     if (!std::isnan(seconds)) {
       if (!std::isnan(previous) && seconds + days < previous - 43200) days += 86400;  // midnight
       seconds += days;
       previous = seconds;
       if (std::isnan(first)) first = seconds;
     }
-    auto x_of = [&](int iter) {
-      return x_axis == CurveX::kIterations ? double(iter)
-                                           : (std::isnan(seconds) ? NAN : seconds - first);
-    };
-    std::smatch m;
-    if (std::regex_search(line, m, testing)) {
-      test_iter = std::stoi(m[1]);
-      test_net = std::stoi(m[2]);
-      test_x = x_of(test_iter);
-    } else if (std::regex_search(line, m, test_output) && test_iter >= 0) {
-      curves->Add(TestCurveName(test_net, m[1]), test_x, std::strtod(m[2].str().c_str(), nullptr));
-    } else if (std::regex_search(line, m, train_loss)) {
-      curves->Add("train loss", x_of(std::stoi(m[1])), std::strtod(m[2].str().c_str(), nullptr));
+    const double x = x_axis == CurveX::kIterations ? line.iteration
+                                                   : (std::isnan(seconds) ? NAN : seconds - first);
+    switch (line.kind) {
+      case CaffeLogLine::Kind::kTesting:
+        in_test = true, test_net = line.test_net, test_x = x;
+        break;
+      case CaffeLogLine::Kind::kTestOutput:
+        if (in_test) curves->Add(TestCurveName(test_net, line.score), test_x, line.value);
+        break;
+      case CaffeLogLine::Kind::kTrainLoss:
+        curves->Add("train loss", x, line.value);
+        break;
+      case CaffeLogLine::Kind::kOther:
+        break;
     }
   }
   return Status::Ok();
@@ -109,17 +127,21 @@ Status ReadLog(std::istream& in, CurveX x_axis, CurveSet* curves) {
 }  // namespace
 
 StatusOr<RunCurves> ReadRunCurves(const std::string& path, CurveX x) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return IoError("cannot read " + path);
+  return ParseRunCurves(in, path, x);
+}
+
+StatusOr<RunCurves> ParseRunCurves(std::istream& in, const std::string& path, CurveX x) {
   const int first = in.peek();
   CurveSet curves;
   if (first == '{') {
     DT_RETURN_IF_ERROR(ReadMetrics(in, path, x, &curves));
   } else {
-    DT_RETURN_IF_ERROR(ReadLog(in, x, &curves));
+    DT_RETURN_IF_ERROR(ReadLog(in, path, x, &curves));
   }
   RunCurves run;
-  run.label = std::filesystem::path(path).filename().string();
+  run.label = PrintableBytes(std::filesystem::path(path).filename().string());
   run.curves = curves.Take();
   if (run.curves.empty()) {
     return DataLoss(path +

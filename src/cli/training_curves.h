@@ -1,10 +1,12 @@
 // The curves of a training run for `dtrain plot`: the training loss and every test score against
 // the iteration or the seconds since the run's first event, read from a `--metrics` file
 // (JSON lines) or a Caffe-format log, dtrain's or BVLC Caffe's ("Iteration N (...), loss = X",
-// "Iteration N, Testing net (#0)", "Test net output #k: accuracy = X", glog time stamps). Reads
-// the file; otherwise pure.
+// "Iteration N, Testing net (#0)", "Test net output #k: accuracy = X", glog time stamps). Any
+// bytes give curves or an error, never a crash or a hang; names from the file come with odd
+// bytes escaped (\xNN). Reads the file; otherwise pure.
 #pragma once
 
+#include <istream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,7 +27,11 @@ struct RunCurves {
 
 enum class CurveX { kIterations, kSeconds };
 
-// An error names the file (and line) when it holds no curve or cannot be read.
+// An error names the file (and line) when it holds no curve, cannot be read, or holds a number
+// out of range (caffe_log_line.h's bounds; a metrics file's "net" beyond them).
 StatusOr<RunCurves> ReadRunCurves(const std::string& path, CurveX x);
+
+// The same from a stream; `path` names it in errors and the label.
+StatusOr<RunCurves> ParseRunCurves(std::istream& in, const std::string& path, CurveX x);
 
 }  // namespace dtrain

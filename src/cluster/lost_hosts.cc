@@ -1,5 +1,6 @@
 #include "cluster/lost_hosts.h"
 
+#include <cstdlib>
 #include <regex>
 
 namespace dtrain {
@@ -61,9 +62,15 @@ const std::regex& IterationPattern() {
   return pattern;
 }
 
+// Longer console lines are not scanned.
+constexpr size_t kMaxScannedLine = 4096;
+
 }  // namespace
 
 void LostHostScanner::AddLine(const std::string& line) {
+  // The messages read here are short; a longer line (a rank echoing a user's file) is none of
+  // them, and std::regex recurses over the characters it matches.
+  if (line.size() > kMaxScannedLine) return;
   if (line.find("Optimization stopped early.") != std::string::npos) stopped_early_ = true;
   std::smatch m;
   if (line.find("Iteration ") != std::string::npos &&
@@ -72,11 +79,12 @@ void LostHostScanner::AddLine(const std::string& line) {
   }
   // A peer silent for much less than the stall did not cause it: it is one that the job's end
   // (mpirun's, another rank's watchdog) took down first.
-  if (std::regex_search(line, m, StallPattern())) {
-    const double stalled = std::stod(m[1].str());
+  // ("for . s" is no number of seconds: not the watchdog's report.)
+  if (std::regex_search(line, m, StallPattern()) && std::strtod(m[1].str().c_str(), nullptr) > 0) {
+    const double stalled = std::strtod(m[1].str().c_str(), nullptr);
     for (auto it = std::sregex_iterator(line.begin(), line.end(), SilentPeerPattern());
          it != std::sregex_iterator(); ++it) {
-      if (std::stod((*it)[3].str()) < stalled / 2) continue;
+      if (std::strtod((*it)[3].str().c_str(), nullptr) < stalled / 2) continue;
       lost_.emplace((*it)[2].str(), "rank " + (*it)[1].str() + " fell silent (no heartbeat for " +
                                         (*it)[3].str() + " s)");
     }

@@ -10,8 +10,8 @@
 // dtrain's progress watchdog ("... has made no progress for 10 s ...; missing: rank 2 (host n2):
 // silent for 10.3 s": a peer silent for less than half the stall is one the job's end took down
 // first, not the cause, and stays). A rank that
-// ended with an error of its own (a bad file: its host is fine) names no host. Pure; not
-// thread-safe.
+// ended with an error of its own (a bad file: its host is fine) names no host. Lines longer than
+// 4096 bytes are none of these messages and are not read. Pure; not thread-safe.
 #pragma once
 
 #include <map>

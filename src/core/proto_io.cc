@@ -14,7 +14,6 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <regex>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -29,16 +28,66 @@ namespace pb = google::protobuf;
 std::string ErrnoText(int err) { return std::strerror(err); }
 
 // Protobuf's warning 'Message type "dtrain.PoolingParameter" has no field named "ceil_mode".',
-// split into the message's and the field's names; false for any other message.
+// split into the message's and the field's names; false for any other message. A plain scan: the
+// field's name is the file's token, of any length (a regular expression would recurse over it).
 bool ParseUnknownFieldWarning(const std::string& warning, std::string* message_type,
                               std::string* field) {
-  static const std::regex pattern(
-      R"re(Message type "(?:dtrain\.)?([^"]+)" has no field named "([^"]+)")re");
-  std::smatch m;
-  if (!std::regex_search(warning, m, pattern)) return false;
-  *message_type = m[1].str();
-  *field = m[2].str();
-  return true;
+  const std::string_view text(warning);
+  const std::string_view lead = "Message type \"", middle = "\" has no field named \"";
+  const size_t type_at = text.find(lead);
+  if (type_at == std::string_view::npos) return false;
+  const size_t type_begin = type_at + lead.size();
+  const size_t type_end = text.find(middle, type_begin);
+  const size_t field_end = text.rfind('"');
+  if (type_end == std::string_view::npos || field_end <= type_end + middle.size()) return false;
+  std::string_view type = text.substr(type_begin, type_end - type_begin);
+  if (type.rfind("dtrain.", 0) == 0) type.remove_prefix(7);
+  *message_type = std::string(type);
+  *field = std::string(text.substr(type_end + middle.size(), field_end - type_end - middle.size()));
+  return !message_type->empty() && !field->empty();
+}
+
+// Messages nested deeper than this in a text file are refused before protobuf parses it: its
+// parser recurses once a level, and skipping an unknown field's value it has no limit.
+constexpr int kMaxTextNesting = 100;
+
+// "FILE:LINE:COL: ..." for the first '{' or '<' of `text` nested deeper than kMaxTextNesting
+// (outside strings and comments), or "" when there is none.
+std::string TextNestingError(std::string_view text, const std::string& name) {
+  int depth = 0, line = 1, column = 1;
+  char quote = 0;
+  bool comment = false;
+  for (size_t i = 0; i < text.size(); ++i, ++column) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line, column = 0;
+      comment = false;
+      quote = 0;  // a text format string never spans lines
+      continue;
+    }
+    if (comment) continue;
+    if (quote != 0) {
+      if (c == '\\')
+        ++i, ++column;
+      else if (c == quote)
+        quote = 0;
+      continue;
+    }
+    if (c == '#') {
+      comment = true;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '{' || c == '<') {
+      if (++depth > kMaxTextNesting) {
+        return name + ":" + std::to_string(line) + ":" + std::to_string(column) +
+               ": messages nested more than " + std::to_string(kMaxTextNesting) +
+               " levels deep (no net or solver needs more than a few)";
+      }
+    } else if ((c == '}' || c == '>') && depth > 0) {
+      --depth;
+    }
+  }
+  return "";
 }
 
 // The 0-based column where `field` starts on `line` of `text`: protobuf reports the token after
@@ -215,6 +264,8 @@ Status CheckWritable(const std::string& path, const pb::Message& msg) {
 
 Status ParseTextProto(const std::string& text, const std::string& name_for_errors,
                       pb::Message* msg) {
+  const std::string too_deep = TextNestingError(text, name_for_errors);
+  if (!too_deep.empty()) return InvalidArgument(too_deep);
   TextErrorCollector errors(name_for_errors, text);
   pb::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);

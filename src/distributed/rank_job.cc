@@ -195,12 +195,24 @@ StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int
         " ranks cannot share evenly with any batch and iter_size (--uneven-batch=scale-lr "
         "rounds each rank's batch down and scales base_lr to match)");
   }
-  // kScaleLr: each rank's batch rounded down, the rate scaled by the share of images left.
+  // kScaleLr: each rank's batch rounded down, the rate scaled by the share of images left. A
+  // batch smaller than the ranks would round down to nothing: rounding it up instead would train
+  // on more images than asked and raise the rate, so it is refused.
+  for (const LayerParameter* layer : layers) {
+    if (BatchOf(*layer) < ranks) {
+      return InvalidArgument("--global-batch with --uneven-batch=scale-lr: layer '" +
+                             layer->name() + "' has batch_size " + std::to_string(BatchOf(*layer)) +
+                             ", fewer images than the " + std::to_string(ranks) +
+                             " ranks, so a rank's share cannot be rounded down (it would be 0); "
+                             "give a batch of at least " +
+                             std::to_string(ranks) + " or run on fewer ranks");
+    }
+  }
   const int64_t first_batch = BatchOf(first);
-  const int64_t kept = std::max<int64_t>(1, first_batch / ranks) * ranks;
+  const int64_t kept = first_batch / ranks * ranks;
   for (LayerParameter* layer : layers) {
     const int64_t batch = BatchOf(*layer);
-    const int64_t share = std::max<int64_t>(1, batch / ranks);
+    const int64_t share = batch / ranks;
     SetBatch(layer, share);
     changed.push_back(layer->name() + ": " + std::to_string(batch) + " -> " +
                       std::to_string(share));

@@ -416,9 +416,9 @@ Status Solver::Snapshot() {
     DT_RETURN_IF_ERROR(WriteBinaryProtoAtomically(state_path, state));
   }
   // Only now that the new pair is complete do older ones go.
-  for (const std::string& old :
-       RemoveOldSnapshots(param_.snapshot_prefix(), param_.snapshot_keep()))
+  for (const std::string& old : retention_.Written(iter_)) {
     DT_LOG(INFO) << "Removed " << old << " (snapshot_keep: " << param_.snapshot_keep() << ")";
+  }
   return Status::Ok();
 }
 
@@ -435,7 +435,9 @@ Status Solver::Restore(const std::string& path) {
                       "(or the .caffemodel was replaced); resume needs the pair written together");
     }
   }
-  return Restore(state, state.has_learned_net() ? &weights : nullptr, path);
+  DT_RETURN_IF_ERROR(Restore(state, state.has_learned_net() ? &weights : nullptr, path));
+  retention_.ResumedFrom(path);
+  return Status::Ok();
 }
 
 Status Solver::Restore(const SolverState& state, const NetParameter* weights,

@@ -20,6 +20,7 @@
 #include "core/timeline.h"
 #include "net/net.h"
 #include "proto/solver.pb.h"
+#include "solver/snapshot_retention.h"
 
 namespace dtrain {
 
@@ -115,7 +116,8 @@ class Solver {
   virtual const char* type() const = 0;
 
  protected:
-  explicit Solver(const SolverParameter& param) : param_(param) {}
+  explicit Solver(const SolverParameter& param)
+      : param_(param), retention_(param.snapshot_prefix(), param.snapshot_keep()) {}
   Status Init();
 
   // The subclass's update: turns the accumulated diffs into steps and applies them.
@@ -151,6 +153,7 @@ class Solver {
   bool stopped_early_ = false;
   SolverCollectives collectives_;
   Timeline* timeline_ = nullptr;
+  SnapshotRetention retention_;  // snapshot_keep over this run's own snapshots
 };
 
 // Creates the solver named by `type` (or the legacy `solver_type`), validating the parameters.

@@ -87,5 +87,18 @@ TEST(LostHosts, ARanksOwnErrorNamesNoHost) {
   EXPECT_EQ(last, -1);
 }
 
+// Console lines are any bytes a rank prints: a line of 200,000 characters is skipped (no message
+// read here is that long; std::regex recursed over it), and odd numbers never throw.
+TEST(LostHosts, LongLinesAndOddNumbersAreNoMessages) {
+  LostHostScanner scanner;
+  scanner.AddLine("srun: error: n" + std::string(200000, 'x') + ": task 2: Killed");
+  scanner.AddLine("Iteration " + std::string(200000, '9'));
+  scanner.AddLine("has made no progress for . s; missing: rank 2 (host n2): silent for .. s");
+  scanner.AddLine("has made no progress for 10 s; missing: rank 1 (host n1): silent for 9.5 s");
+  EXPECT_EQ(scanner.lost().size(), 1u);
+  EXPECT_EQ(scanner.lost().count("n1"), 1u);
+  EXPECT_EQ(scanner.last_iteration(), -1);
+}
+
 }  // namespace
 }  // namespace dtrain

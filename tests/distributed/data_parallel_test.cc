@@ -431,6 +431,20 @@ TEST(GlobalBatch, ScaleLrRoundsTheBatchDownAndScalesTheRate) {
                                       "images per pass (--uneven-batch=scale-lr)"}));
   EXPECT_EQ(solver.train_net_param().layer(0).data_param().batch_size(), 21u);
   EXPECT_FLOAT_EQ(solver.base_lr(), 0.01f * 63 / 64);
+  // A batch smaller than the ranks cannot be rounded down: refused, never rounded up (which would
+  // train on 2 images where 1 was asked and double base_lr).
+  SolverParameter one;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    base_lr: 0.01
+    train_net_param { layer { name: "a" type: "Data" top: "d" data_param { batch_size: 1 } } })",
+                                                            &one));
+  auto refused = SplitGlobalBatch(&one, 2, UnevenBatch::kScaleLr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "--global-batch with --uneven-batch=scale-lr: layer 'a' has batch_size 1, fewer "
+            "images than the 2 ranks, so a rank's share cannot be rounded down (it would be 0); "
+            "give a batch of at least 2 or run on fewer ranks");
+  EXPECT_FLOAT_EQ(one.base_lr(), 0.01f);
 }
 
 // A dedicated train net (train_net_param) needs no phase rules: all its Data layers feed training.

@@ -1,5 +1,5 @@
-// snapshot_keep: only the newest K snapshots of a prefix stay; other files, other prefixes and
-// writes in progress are never touched.
+// snapshot_keep: only the newest K snapshots of the run's own history stay; snapshots of other
+// runs, other files, other prefixes and writes in progress are never touched.
 #include "solver/snapshot_retention.h"
 
 #include <gtest/gtest.h>
@@ -21,34 +21,67 @@ using testing::TempDir;
 void Touch(const std::string& path) { std::ofstream(path) << "x"; }
 bool Exists(const std::string& path) { return std::filesystem::exists(path); }
 
-TEST(SnapshotRetention, RemovesAllButTheNewestIterationsOfThePrefix) {
+TEST(SnapshotRetention, RemovesOnlyTheRunsOwnSnapshotsButTheNewest) {
   TempDir dir;
-  for (const char* name :
-       {"run_iter_5.caffemodel", "run_iter_5.solverstate", "run_iter_40.caffemodel",
-        "run_iter_40.solverstate", "run_iter_100.caffemodel.h5", "run_iter_100.solverstate.h5",
-        "run_iter_7.caffemodel",  // a pair whose state is gone still counts as iteration 7
-        "run_iter_3.caffemodel.tmp-999999", "run_iter_2.solverstate.bak", "run_iter_.caffemodel",
-        "other_iter_1.caffemodel", "run_log.txt"}) {
-    Touch(dir.Path(name));
-  }
-  const std::vector<std::string> removed = RemoveOldSnapshots(dir.Path("run"), 2);
-  EXPECT_EQ(removed.size(), 3u);
-  // Iterations 40 and 100 stay; 5 and 7 go, the state of each before its weights.
-  EXPECT_FALSE(Exists(dir.Path("run_iter_5.caffemodel")));
-  EXPECT_FALSE(Exists(dir.Path("run_iter_5.solverstate")));
-  EXPECT_FALSE(Exists(dir.Path("run_iter_7.caffemodel")));
-  ASSERT_GE(removed.size(), 2u);
-  EXPECT_EQ(removed[0], dir.Path("run_iter_5.solverstate"));
-  EXPECT_EQ(removed[1], dir.Path("run_iter_5.caffemodel"));
-  for (const char* kept : {"run_iter_40.caffemodel", "run_iter_40.solverstate",
-                           "run_iter_100.caffemodel.h5", "run_iter_100.solverstate.h5",
+  // Snapshots of earlier runs, and files that are no snapshot.
+  for (const char* name : {"run_iter_5.caffemodel", "run_iter_5.solverstate",
+                           "run_iter_1000.caffemodel", "run_iter_1000.solverstate",
                            "run_iter_3.caffemodel.tmp-999999", "run_iter_2.solverstate.bak",
                            "run_iter_.caffemodel", "other_iter_1.caffemodel", "run_log.txt"}) {
+    Touch(dir.Path(name));
+  }
+  SnapshotRetention retention(dir.Path("run"), 2);
+  std::vector<std::string> removed;
+  for (int iter : {10, 20, 30}) {
+    Touch(dir.Path("run_iter_" + std::to_string(iter) + ".caffemodel"));
+    Touch(dir.Path("run_iter_" + std::to_string(iter) + ".solverstate"));
+    removed = retention.Written(iter);
+    if (iter < 30) {
+      EXPECT_TRUE(removed.empty()) << iter;
+    }
+  }
+  // This run's iteration 10 goes, the state before its weights; nothing else does.
+  EXPECT_EQ(removed, (std::vector<std::string>{dir.Path("run_iter_10.solverstate"),
+                                               dir.Path("run_iter_10.caffemodel")}));
+  EXPECT_EQ(retention.history(), (std::vector<long long>{20, 30}));
+  for (const char* kept :
+       {"run_iter_5.caffemodel", "run_iter_5.solverstate", "run_iter_1000.caffemodel",
+        "run_iter_1000.solverstate", "run_iter_20.caffemodel", "run_iter_30.solverstate",
+        "run_iter_3.caffemodel.tmp-999999", "run_iter_2.solverstate.bak", "run_iter_.caffemodel",
+        "other_iter_1.caffemodel", "run_log.txt"}) {
     EXPECT_TRUE(Exists(dir.Path(kept))) << kept;
   }
-  EXPECT_TRUE(RemoveOldSnapshots(dir.Path("run"), 2).empty());
-  EXPECT_TRUE(RemoveOldSnapshots(dir.Path("run"), 0).empty());  // 0 keeps all
-  EXPECT_TRUE(Exists(dir.Path("run_iter_40.caffemodel")));
+  // Written again at the same iteration: still one entry, the newest.
+  EXPECT_TRUE(retention.Written(30).empty());
+  EXPECT_EQ(retention.history(), (std::vector<long long>{20, 30}));
+  SnapshotRetention keep_all(dir.Path("run"), 0);
+  for (int iter : {31, 32, 33}) EXPECT_TRUE(keep_all.Written(iter).empty());
+}
+
+TEST(SnapshotRetention, AResumedRunsEarlierSnapshotsJoinItsHistoryNewerOnesDoNot) {
+  TempDir dir;
+  for (const char* name :
+       {"run_iter_5.caffemodel", "run_iter_5.solverstate", "run_iter_7.caffemodel.h5",
+        "run_iter_40.caffemodel", "run_iter_40.solverstate", "run_iter_100.caffemodel",
+        "run_iter_100.solverstate"}) {
+    Touch(dir.Path(name));
+  }
+  SnapshotRetention other_prefix(dir.Path("run"), 1);
+  other_prefix.ResumedFrom(dir.Path("elsewhere_iter_40.solverstate"));
+  EXPECT_TRUE(other_prefix.history().empty());
+  SnapshotRetention retention(dir.Path("run"), 2);
+  retention.ResumedFrom(dir.Path("run_iter_40.solverstate"));
+  EXPECT_EQ(retention.history(), (std::vector<long long>{5, 7, 40}));
+  Touch(dir.Path("run_iter_44.caffemodel"));
+  Touch(dir.Path("run_iter_44.solverstate"));
+  const std::vector<std::string> removed = retention.Written(44);
+  EXPECT_EQ(removed, (std::vector<std::string>{dir.Path("run_iter_5.solverstate"),
+                                               dir.Path("run_iter_5.caffemodel"),
+                                               dir.Path("run_iter_7.caffemodel.h5")}));
+  for (const char* kept : {"run_iter_40.caffemodel", "run_iter_44.solverstate",
+                           "run_iter_100.caffemodel", "run_iter_100.solverstate"}) {
+    EXPECT_TRUE(Exists(dir.Path(kept))) << kept;
+  }
 }
 
 TEST(SnapshotRetention, TrainingKeepsTheNewestSnapshotsAndResumesFromThem) {
