@@ -69,18 +69,37 @@ void Tensor::Reshape(const std::vector<int>& shape) {
   count_ = count;
 }
 
+std::vector<float>& Tensor::PlainOfSize(TensorValues& values, size_t floats) {
+  std::vector<float>& plain = *values.plain;
+  if (plain.size() >= floats) return plain;
+  if (values.plain.use_count() == 1) {
+    plain.resize(floats);
+    return plain;
+  }
+  // Held (HoldMutableData): the holder keeps this buffer; the tensor grows into a copy.
+  auto grown = std::make_shared<std::vector<float>>(floats);
+  std::copy(plain.begin(), plain.end(), grown->begin());
+  values.plain = std::move(grown);
+  return *values.plain;
+}
+
 float* Tensor::Plain(TensorValues& values, int64_t count, bool write) {
-  if (static_cast<int64_t>(values.plain.size()) < count) values.plain.resize(count);
+  std::vector<float>* plain = &PlainOfSize(values, static_cast<size_t>(count));
   if (!values.plain_fresh) {
     // A diff buffer the net shares between tensors (ShareDiffBuffer) may hold another tensor's
     // larger values: room for all of them.
-    const size_t floats = values.layout->bytes() / sizeof(float);
-    if (values.plain.size() < floats) values.plain.resize(floats);
-    values.layout->ToPlain(values.other.data(), values.plain.data());
+    plain = &PlainOfSize(values, values.layout->bytes() / sizeof(float));
+    values.layout->ToPlain(values.other.data(), plain->data());
     values.plain_fresh = true;
   }
   if (write) values.other_fresh = false;
-  return values.plain.data();
+  return plain->data();
+}
+
+std::shared_ptr<float> Tensor::Hold(TensorValues& values, int64_t count) {
+  if (count == 0) return nullptr;
+  float* plain = Plain(values, count, /*write=*/true);
+  return std::shared_ptr<float>(values.plain, plain);
 }
 
 // Sizes the layout copy for `layout` (its contents are not kept when the layout changes).
@@ -103,10 +122,10 @@ const float* Tensor::ReadIn(TensorValues& values, int64_t count, const LayoutPtr
 
 float* Tensor::WriteIn(TensorValues& values, int64_t count, const LayoutPtr& layout) {
   if (!layout) {
-    if (static_cast<int64_t>(values.plain.size()) < count) values.plain.resize(count);
+    float* plain = PlainOfSize(values, static_cast<size_t>(count)).data();
     values.plain_fresh = true;
     values.other_fresh = false;
-    return values.plain.data();
+    return plain;
   }
   float* other = OtherBuffer(values, layout);
   values.other_fresh = true;
@@ -118,7 +137,14 @@ void Tensor::SwapData(const LayoutPtr& layout, std::vector<float>* values) {
   TensorValues& v = *data_;
   if (!layout) {
     DT_CHECK(static_cast<int64_t>(values->size()) >= count_);
-    v.plain.swap(*values);
+    if (v.plain.use_count() == 1) {
+      v.plain->swap(*values);
+    } else {
+      // Held (HoldMutableData): the holder keeps the buffer; the caller gets a copy of its values.
+      std::vector<float> previous = *v.plain;
+      v.plain = std::make_shared<std::vector<float>>(std::move(*values));
+      *values = std::move(previous);
+    }
     v.plain_fresh = true;
     v.other_fresh = false;
     return;

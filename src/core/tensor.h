@@ -23,6 +23,13 @@
 // write the tensor in another layout (a layer's Forward or Backward): take it again after, as
 // with Caffe's SyncedMemory. A caller computing in place (top aliasing bottom) takes its read
 // pointers before its write pointers, in one layout for both.
+//
+// Held buffers: a caller that must keep memory valid beyond that (the Python module's NumPy
+// arrays) holds the plain buffer instead (HoldMutableData/HoldMutableDiff). A held buffer is never
+// freed, moved or handed to a layer while held: where the tensor would resize it or swap it away
+// (a reshape past its size, SwapData, ShareData dropping it), the tensor moves to a new buffer
+// (copying the values where it grows) and the holder keeps the old one, detached: its writes no
+// longer reach the tensor, and it no longer sees the tensor's. IsHeldData/IsHeldDiff say which.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +58,8 @@ class TensorShapeError : public std::runtime_error {
 // One data or diff buffer, shared by the tensors that alias it: the plain values and a copy in
 // `layout`; the flags say which of the two hold the current values (at least one does).
 struct TensorValues {
-  std::vector<float> plain;
+  // Never null; shared only with holders (Tensor::HoldMutableData), never between tensors.
+  std::shared_ptr<std::vector<float>> plain = std::make_shared<std::vector<float>>();
   std::vector<float> other;
   LayoutPtr layout;
   bool plain_fresh = true;
@@ -81,6 +89,15 @@ class Tensor {
   const float* diff() const { return Plain(*diff_, count_, false); }
   float* mutable_data() { return Plain(*data_, count_, true); }
   float* mutable_diff() { return Plain(*diff_, count_, true); }
+  // mutable_data()/mutable_diff() (count() values), sharing ownership of the buffer with the
+  // caller: it stays allocated while the caller holds the pointer (see "Held buffers" above).
+  // Null when count() is 0.
+  std::shared_ptr<float> HoldMutableData() { return Hold(*data_, count_); }
+  std::shared_ptr<float> HoldMutableDiff() { return Hold(*diff_, count_); }
+  // Whether `held` (from HoldMutableData/HoldMutableDiff) is still this tensor's buffer, that is
+  // whether writes through it reach the tensor.
+  bool IsHeldData(const std::shared_ptr<float>& held) const { return IsHeld(*data_, held); }
+  bool IsHeldDiff(const std::shared_ptr<float>& held) const { return IsHeld(*diff_, held); }
 
   // The values in `layout` (null: plain), converted only when not already current there.
   const float* data_in(const LayoutPtr& layout) const { return ReadIn(*data_, count_, layout); }
@@ -129,6 +146,12 @@ class Tensor {
 
  private:
   static float* Plain(TensorValues& values, int64_t count, bool write);
+  // values.plain with at least `floats` values, moved to a new buffer if a holder shares it.
+  static std::vector<float>& PlainOfSize(TensorValues& values, size_t floats);
+  static std::shared_ptr<float> Hold(TensorValues& values, int64_t count);
+  static bool IsHeld(const TensorValues& values, const std::shared_ptr<float>& held) {
+    return held != nullptr && held.get() == values.plain->data();
+  }
   static const float* ReadIn(TensorValues& values, int64_t count, const LayoutPtr& layout);
   static float* WriteIn(TensorValues& values, int64_t count, const LayoutPtr& layout);
 

@@ -12,6 +12,7 @@
 #include "core/tensor.h"
 #include "data/datum.h"
 #include "data/lmdb_db.h"
+#include "python/path_args.h"
 #include "python/python_errors.h"
 
 namespace py = pybind11;
@@ -40,7 +41,8 @@ std::vector<int> ArrayShape(const py::array& a, const char* what) {
   return shape;
 }
 
-py::array_t<float> ReadBlobProto(const std::string& path) {
+py::array_t<float> ReadBlobProto(const py::object& file) {
+  const std::string path = PathArg(file, "read_blobproto: path");
   BlobProto proto;
   ThrowIfError(ReadBinaryProto(path, &proto));
   Tensor t;
@@ -48,7 +50,8 @@ py::array_t<float> ReadBlobProto(const std::string& path) {
   return TensorToArray(t);
 }
 
-void WriteBlobProto(const std::string& path, const FloatArray& array) {
+void WriteBlobProto(const py::object& file, const FloatArray& array) {
+  const std::string path = PathArg(file, "write_blobproto: path");
   Tensor t;
   try {
     t.Reshape(ArrayShape(array, "write_blobproto"));
@@ -116,7 +119,8 @@ py::array_t<uint8_t> DecodeImageBytes(const py::bytes& bytes, bool color) {
 }
 
 // The first `limit` (key, value) records of an LMDB (all with limit < 0), in key order.
-std::vector<std::pair<py::bytes, py::bytes>> LmdbRecords(const std::string& path, long long limit) {
+std::vector<std::pair<py::bytes, py::bytes>> LmdbRecords(const py::object& file, long long limit) {
+  const std::string path = PathArg(file, "lmdb_records: path");
   std::unique_ptr<LmdbReader> reader = ValueOrThrow(LmdbReader::Open(path));
   std::vector<std::pair<py::bytes, py::bytes>> records;
   if (reader->Count() == 0) return records;
@@ -131,10 +135,17 @@ std::vector<std::pair<py::bytes, py::bytes>> LmdbRecords(const std::string& path
 }
 
 // Creates the LMDB `path` holding `records`, (key, value) byte pairs.
-long long WriteLmdb(const std::string& path, const py::iterable& records) {
+long long WriteLmdb(const py::object& file, const py::iterable& records) {
+  const std::string path = PathArg(file, "write_lmdb: path");
   std::unique_ptr<LmdbWriter> writer = ValueOrThrow(LmdbWriter::Create(path));
   for (const py::handle& record : records) {
-    auto pair = record.cast<std::pair<py::bytes, py::bytes>>();
+    std::pair<py::bytes, py::bytes> pair;
+    try {
+      pair = record.cast<std::pair<py::bytes, py::bytes>>();
+    } catch (const py::cast_error&) {
+      throw py::type_error("write_lmdb: each record must be a (key, value) pair of bytes, not " +
+                           TypeName(record));
+    }
     ThrowIfError(writer->Put(std::string(pair.first), std::string(pair.second)));
   }
   ThrowIfError(writer->Close());

@@ -10,12 +10,6 @@
 
 namespace py = pybind11;
 
-namespace dtrain::python {
-
-void BindErrors(py::module_& m) { py::register_exception<Error>(m, "Error", PyExc_RuntimeError); }
-
-}  // namespace dtrain::python
-
 PYBIND11_MODULE(_dtrain, m) {
   m.doc() = "dtrain's nets, solvers and files (the C++ half of the dtrain package)";
   // As `dtrain train` starts: its default threads, and denormals flushed on this thread and the

@@ -9,6 +9,7 @@
 #include "core/proto_io.h"
 #include "export/onnx_export.h"
 #include "net/read_net.h"
+#include "python/path_args.h"
 #include "python/python_errors.h"
 #include "python/tensor_views.h"
 #include "solver/hdf5_snapshot.h"
@@ -107,13 +108,14 @@ void BackwardOnPlainValues(Net& net, int start, int end, bool prime_losses) {
 
 void BindNet(py::module_& m) {
   py::class_<NetHandle>(m, "_Net", "the C++ side of dtrain.Net")
-      .def(py::init([](const std::string& model, int phase, const std::string& weights, int level,
+      .def(py::init([](const py::object& model, int phase, const py::object& weights, int level,
                        const std::vector<std::string>& stages) {
              if (phase != TRAIN && phase != TEST) {
                throw py::value_error("phase must be TRAIN (0) or TEST (1), not " +
                                      std::to_string(phase));
              }
-             return LoadNet(model, static_cast<Phase>(phase), weights, level, stages);
+             return LoadNet(PathArg(model, "Net: model"), static_cast<Phase>(phase),
+                            PathArg(weights, "Net: weights"), level, stages);
            }),
            py::arg("model"), py::arg("phase"), py::arg("weights"), py::arg("level"),
            py::arg("stages"))
@@ -180,34 +182,43 @@ void BindNet(py::module_& m) {
           },
           "carries the shapes of reshaped input blobs through every layer")
       .def(
-          "save", [](const NetHandle& h, const std::string& path) { SaveWeights(*h.net, path); },
+          "save",
+          [](const NetHandle& h, const py::object& path) {
+            SaveWeights(*h.net, PathArg(path, "save: path"));
+          },
           py::arg("path"),
           "writes the parameters as a .caffemodel (a path ending .h5: Caffe's HDF5 weights)")
       .def(
           "export_onnx",
-          [](const NetHandle& h, const std::string& path, int opset, bool dynamic_batch) {
+          [](const NetHandle& h, const py::object& path, int opset, bool dynamic_batch) {
+            const std::string file = PathArg(path, "export_onnx: path");
             OnnxExportOptions options;
             options.opset = opset;
             options.dynamic_batch = dynamic_batch;
             options.producer_version = "dtrain Python module";
             const onnx::ModelProto model = ValueOrThrow(ExportOnnx(*h.net, options));
-            ThrowIfError(WriteOnnxModel(model, path));
+            ThrowIfError(WriteOnnxModel(model, file));
           },
           py::arg("path"), py::arg("opset") = kDefaultOpset, py::arg("dynamic_batch") = false,
           "writes the net (TEST phase) and its current parameters as an ONNX model, as `dtrain "
           "export onnx` does (docs/onnx.md)")
       .def(
-          "copy_from",
-          [](NetHandle& h, const std::string& weights) {
+          "_copy_from",
+          [](NetHandle& h, const py::object& weights) {
+            const std::string files = PathArg(weights, "copy_from: weights");
             ClaimPlainValues({h.net.get()}, false);
-            ThrowIfError(LoadWeights(weights, /*strict=*/false, h.net.get()));
+            ThrowIfError(LoadWeights(files, /*strict=*/false, h.net.get()));
           },
           py::arg("weights"),
           "copies parameters from .caffemodel files (comma-separated), layer by layer by name")
       .def(
           "share_with",
-          [](NetHandle& h, const NetHandle& other) {
-            ThrowIfError(h.net->ShareTrainedLayersWith(*other.net));
+          [](NetHandle& h, const py::object& other) {
+            if (!py::isinstance<NetHandle>(other)) {
+              throw py::type_error("share_with: other must be a dtrain.Net, not " +
+                                   TypeName(other));
+            }
+            ThrowIfError(h.net->ShareTrainedLayersWith(*other.cast<const NetHandle&>().net));
           },
           py::arg("other"), "makes this net's parameters those of other's layers of the same name");
 }

@@ -3,12 +3,14 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/logging.h"
 #include "net/read_net.h"
 #include "python/net_binding.h"
+#include "python/path_args.h"
 #include "python/python_errors.h"
 #include "python/tensor_views.h"
 #include "solver/snapshot_output.h"
@@ -86,8 +88,11 @@ NetHandle NetOf(const SolverHandle& h, Net* net) {
 
 void BindSolverClass(py::module_& m, const char* name, const std::string& type, const char* doc) {
   m.def(
-      name, [type](const std::string& path) { return MakeSolver(path, type); }, py::arg("path"),
-      doc);
+      name,
+      [type, name = std::string(name)](const py::object& path) {
+        return MakeSolver(PathArg(path, name + ": path"), type);
+      },
+      py::arg("path"), doc);
 }
 
 }  // namespace
@@ -115,9 +120,11 @@ void BindSolver(py::module_& m) {
       .def(
           "solve",
           [](SolverHandle& h, const py::object& resume) {
+            std::optional<std::string> state;
+            if (!resume.is_none()) state = PathArg(resume, "solve: resume");
             h.OnPlainValues([&] {
-              if (!resume.is_none()) {
-                const Status restored = h.solver->Restore(resume.cast<std::string>());
+              if (state) {
+                const Status restored = h.solver->Restore(*state);
                 if (!restored.ok()) return restored;
               }
               return h.solver->Solve();
@@ -131,8 +138,9 @@ void BindSolver(py::module_& m) {
           "writes <prefix>_iter_<N>.caffemodel and .solverstate")
       .def(
           "restore",
-          [](SolverHandle& h, const std::string& path) {
-            h.OnPlainValues([&] { return h.solver->Restore(path); });
+          [](SolverHandle& h, const py::object& path) {
+            const std::string file = PathArg(path, "restore: path");
+            h.OnPlainValues([&] { return h.solver->Restore(file); });
           },
           py::arg("path"), "continues from a .solverstate (its .caffemodel beside it)")
       .def(

@@ -4,21 +4,35 @@
 
 #include <string>
 
+#include "python/path_args.h"
 #include "python/python_errors.h"
 
 namespace py = pybind11;
 
 namespace dtrain::python {
 
+namespace {
+
+// What an array's capsule keeps alive: the net (or solver) the tensor belongs to, as documented,
+// and the buffer itself, which outlives any reallocation of the tensor (core/tensor.h, "Held
+// buffers").
+struct ArrayKeep {
+  Owner owner;
+  std::shared_ptr<float> values;
+};
+
+}  // namespace
+
 py::array ValuesView(const BlobRef& blob, bool diff) {
   Tensor& t = *blob.tensor;
   std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+  if (t.count() == 0) return py::array_t<float>(shape);
   // Writable access: it makes the plain copy the only current one, so what Python writes counts.
-  float* values = diff ? t.mutable_diff() : t.mutable_data();
-  if (t.count() == 0 || values == nullptr) return py::array_t<float>(shape);
-  auto* owner = new Owner(blob.owner);
-  py::capsule keep_alive(owner, [](void* p) { delete static_cast<Owner*>(p); });
-  return py::array_t<float>(shape, values, keep_alive);
+  std::shared_ptr<float> values = diff ? t.HoldMutableDiff() : t.HoldMutableData();
+  float* first = values.get();
+  auto* keep = new ArrayKeep{blob.owner, std::move(values)};
+  py::capsule keep_alive(keep, [](void* p) { delete static_cast<ArrayKeep*>(p); });
+  return py::array_t<float>(shape, first, keep_alive);
 }
 
 namespace {
@@ -31,6 +45,31 @@ int LegacyDim(const Tensor& t, int axis) {
         t.ShapeString() + ": use shape");
   }
   return axis < t.num_axes() ? t.shape(axis) : 1;
+}
+
+// Blob.reshape's arguments: the dimensions, or one tuple or list of them (as NumPy's reshape
+// takes either), each an integer (anything with __index__) in [0, 2^31 - 1].
+std::vector<int> ReshapeDims(const py::args& args) {
+  py::sequence dims = args;
+  if (args.size() == 1 &&
+      (py::isinstance<py::tuple>(args[0]) || py::isinstance<py::list>(args[0]))) {
+    dims = py::reinterpret_borrow<py::sequence>(args[0]);
+  }
+  std::vector<int> shape;
+  for (const py::handle& d : dims) {
+    if (!PyIndex_Check(d.ptr())) {
+      throw py::type_error("Blob.reshape: dimensions must be integers, not " + TypeName(d) + " (" +
+                           py::repr(d).cast<std::string>() + ")");
+    }
+    const py::int_ value = py::reinterpret_steal<py::int_>(PyNumber_Index(d.ptr()));
+    if (!value) throw py::error_already_set();
+    if (value < py::int_(0) || value > py::int_(0x7fffffff)) {
+      throw py::value_error("Blob.reshape: dimension " + py::repr(value).cast<std::string>() +
+                            " is not in [0, 2^31 - 1]");
+    }
+    shape.push_back(value.cast<int>());
+  }
+  return shape;
 }
 
 template <typename Visit>
@@ -84,16 +123,8 @@ void BindBlob(py::module_& m) {
       .def_property_readonly("width", [](const BlobRef& b) { return LegacyDim(*b.tensor, 3); })
       .def(
           "reshape",
-          [](BlobRef& b, py::args dims) {
-            std::vector<int> shape;
-            for (const py::handle& d : dims) {
-              const long long v = d.cast<long long>();
-              if (v < 0 || v > 0x7fffffff) {
-                throw py::value_error("Blob.reshape: dimension " + std::to_string(v) +
-                                      " is not in [0, 2^31 - 1]");
-              }
-              shape.push_back(static_cast<int>(v));
-            }
+          [](BlobRef& b, const py::args& dims) {
+            const std::vector<int> shape = ReshapeDims(dims);
             try {
               b.tensor->Reshape(shape);
             } catch (const TensorShapeError& e) {

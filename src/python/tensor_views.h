@@ -1,13 +1,16 @@
 // How Python sees dtrain's tensors: NumPy arrays over a tensor's own plain (row-major) buffer, no
-// copy, kept alive by the net or solver they belong to.
+// copy. An array holds that buffer (Tensor::HoldMutableData, core/tensor.h) and the net or solver
+// the tensor belongs to, so the memory it views is never freed or reused while the array (or a
+// view of it) lives, whatever happens to the tensor or the net.
 //
 // A tensor may hold its current values in a kernel layout only (core/tensor.h), and NumPy sees
 // the plain buffer alone, so the module keeps pycaffe's rule that the arrays are the values:
 // before it runs a net (forward, backward, solver steps) it makes the plain copy the only current
 // one (what Python wrote counts), and after, the plain copy current again (what Python reads is
-// the result). An array is good until the net is reshaped or run again: take `.data` again then
-// (a layer computing in place may have swapped the buffer it views; a reshape may have grown it),
-// as pycaffe's users write `net.blobs["data"].data[...] = x` before every forward.
+// the result). An array is good until the net is reshaped or run again: take `.data` again then.
+// An older array is stale: it may still view the tensor, or, where the tensor moved to another
+// buffer (a reshape that grew it, a layer that swapped it, share_with), a buffer of its own,
+// detached: it keeps the values it last saw, and writing into it changes nothing else.
 #pragma once
 
 #include <pybind11/numpy.h>

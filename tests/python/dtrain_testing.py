@@ -5,6 +5,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -92,6 +93,22 @@ def run_dtrain(*args):
     if result.returncode != 0:
         raise AssertionError("dtrain %s exited with %d:\n%s"
                              % (" ".join(args), result.returncode, result.stdout))
+    return result.stdout
+
+
+def run_isolated(script, *args):
+    """Runs a Python script (argv[1:] = args) in a child interpreter that imports the same dtrain,
+    so that a crash fails the calling test instead of killing the test runner. Returns the child's
+    standard output; an exit by a signal or with a status other than 0 is an AssertionError with
+    the child's output (faulthandler's traceback included)."""
+    result = subprocess.run([sys.executable, "-X", "faulthandler", "-c", script] + list(args),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            errors="backslashreplace")
+    if result.returncode != 0:
+        how = ("was killed by signal %d" % -result.returncode if result.returncode < 0
+               else "exited with %d" % result.returncode)
+        raise AssertionError("the child interpreter %s:\n%s%s"
+                             % (how, result.stdout, result.stderr))
     return result.stdout
 
 

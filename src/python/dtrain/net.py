@@ -5,6 +5,8 @@ current tensors, so they are never stale; arrays view the tensors (see Blob).
 """
 
 from collections import OrderedDict
+import numbers
+import os
 
 import numpy as np
 
@@ -15,19 +17,49 @@ TEST = 1
 
 
 def _phase(value):
+    """TRAIN or TEST from a phase or its name; anything else is a ValueError naming the phase."""
     if isinstance(value, str):
         names = {"TRAIN": TRAIN, "TEST": TEST}
         if value.upper() not in names:
             raise ValueError("phase must be TRAIN or TEST, not %r" % value)
         return names[value.upper()]
-    if value in (TRAIN, TEST) and not isinstance(value, bool):
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value in (TRAIN,
+                                                                                          TEST):
         return int(value)
-    raise ValueError("phase must be dtrain.TRAIN, dtrain.TEST or their names, not %r" % (value,))
+    raise ValueError("phase must be dtrain.TRAIN (0), dtrain.TEST (1) or their names, not %r"
+                     % (value,))
 
 
-def _is_phase(value):
-    return isinstance(value, str) and value.upper() in ("TRAIN", "TEST") or (
-        isinstance(value, int) and not isinstance(value, bool) and value in (TRAIN, TEST))
+def _meant_as_phase(value):
+    """Whether a positional argument after the model is a phase: a phase's name, or any integer
+    (weights are paths, never integers, so Net(model, 7) is a wrong phase)."""
+    if isinstance(value, str):
+        return value.upper() in ("TRAIN", "TEST")
+    return isinstance(value, numbers.Integral)
+
+
+def _path_list(value, what):
+    """One path (str, bytes, os.PathLike; a str may hold several, comma-separated, as --weights)
+    or a list or tuple of them, as the bytes the C++ side takes: comma-separated, in order."""
+    paths = value if isinstance(value, (list, tuple)) else [value]
+    out = []
+    for path in paths:
+        try:
+            out.append(os.fsencode(path))
+        except TypeError:
+            raise TypeError("%s must be a path (str, bytes or os.PathLike) or a list of paths, "
+                            "not %s" % (what, type(path).__name__)) from None
+    return b",".join(out)
+
+
+def _names(value, what):
+    """Blob names: None (none), one name, or a list or tuple of names."""
+    if value is None:
+        return []
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise TypeError("%s must be a blob name or a list of blob names, not %r" % (what, value))
+    return list(names)
 
 
 class Layer:
@@ -88,6 +120,9 @@ class _NetSurface:
     def _layer_index(self, name, default):
         if name is None:
             return default
+        if not isinstance(name, str):
+            raise TypeError("start and end are layer names, not %s (%r)" % (type(name).__name__,
+                                                                           name))
         try:
             return self._layer_names.index(name)
         except ValueError:
@@ -114,9 +149,8 @@ class _NetSurface:
         last = self._layer_index(end, len(self._layer_names) - 1)
         self._forward(first, last)
         names = list(self.outputs) if end is None else self._top_names(last)
-        names += [b for b in (blobs or []) if b not in names]
-        current = self.blobs
-        return {name: current[name].data for name in names}
+        names += [b for b in _names(blobs, "forward: blobs") if b not in names]
+        return {name: self._blob(name).data for name in names}
 
     def backward(self, diffs=None, start=None, end=None, **top_diffs):
         """Sets the given top diffs, runs backward from layer start down to end (names; default
@@ -127,9 +161,13 @@ class _NetSurface:
         last = self._layer_index(end, 0)
         self._backward(first, last, not top_diffs and start is None)
         names = list(self.inputs) if end is None else self._bottom_names(last)
-        names += [d for d in (diffs or []) if d not in names]
-        current = self.blobs
-        return {name: current[name].diff for name in names}
+        names += [d for d in _names(diffs, "backward: diffs") if d not in names]
+        return {name: self._blob(name).diff for name in names}
+
+    def copy_from(self, weights):
+        """Copies parameters from .caffemodel files (a path or a list of them, later over
+        earlier), layer by layer by name."""
+        self._copy_from(_path_list(weights, "copy_from: weights"))
 
     def forward_all(self, blobs=None, **inputs):
         """Runs the net over inputs of any length, a batch at a time (the last one padded), and
@@ -186,15 +224,19 @@ class Net(metaclass=_NetType):
             raise TypeError("Net(model, [weights], [phase]): %d positional arguments after the "
                             "model" % len(args))
         for value in args:
-            if _is_phase(value) and phase is None:
+            if _meant_as_phase(value) and phase is None:
                 phase = value
-            elif weights is None:
+            elif weights is None and not _meant_as_phase(value):
                 weights = value
             else:
-                raise TypeError("Net: weights given twice, or a phase that is not TRAIN or TEST: "
-                                "%r" % (value,))
-        if phase is None:
-            phase = TEST
-        if weights is not None and not isinstance(weights, str):
-            weights = ",".join(weights)  # several files, later over earlier, as --weights
-        return _dtrain._Net(str(model), _phase(phase), weights or "", int(level), list(stages))
+                raise TypeError("Net: weights or phase given twice: %r" % (value,))
+        phase = TEST if phase is None else _phase(phase)
+        weights = b"" if weights is None else _path_list(weights, "Net: weights")
+        if not isinstance(level, numbers.Integral) or isinstance(level, bool):
+            raise TypeError("Net: level must be an integer, not %s" % type(level).__name__)
+        if not -2**31 <= level < 2**31:
+            raise ValueError("Net: level %d is not a 32-bit integer" % level)
+        stages = [stages] if isinstance(stages, str) else stages
+        if not isinstance(stages, (list, tuple)) or not all(isinstance(s, str) for s in stages):
+            raise TypeError("Net: stages must be a list of stage names (str), not %r" % (stages,))
+        return _dtrain._Net(model, phase, weights, int(level), list(stages))
