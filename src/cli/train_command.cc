@@ -225,6 +225,7 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   // run, so that a job never ends with an incomplete record in silence.
   if (metrics) DT_RETURN_IF_ERROR(metrics->status());
   if (tensorboard) DT_RETURN_IF_ERROR(tensorboard->status());
+  if (timeline) DT_RETURN_IF_ERROR(timeline->status());
   return Status::Ok();
 }
 

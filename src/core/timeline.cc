@@ -1,7 +1,8 @@
 #include "core/timeline.h"
 
-#include <cerrno>
-#include <cstring>
+#include <cstdio>
+
+#include "core/logging.h"
 
 namespace dtrain {
 namespace {
@@ -13,36 +14,46 @@ long long Microseconds(Timeline::Clock::time_point t) {
 }  // namespace
 
 StatusOr<std::unique_ptr<Timeline>> Timeline::Open(const std::string& path, int process) {
-  std::FILE* file = std::fopen(path.c_str(), "w");
-  if (!file) return IoError("cannot write timeline " + path + ": " + std::strerror(errno));
-  std::fprintf(file, "[\n");
+  DT_ASSIGN_OR_RETURN(std::unique_ptr<RecordFile> file,
+                      RecordFile::Open(path, /*append=*/false, "--timeline"));
   // Names for the process and its two threads in the viewer.
-  std::fprintf(
-      file,
-      "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d\"}},\n"
+  char header[512];
+  std::snprintf(
+      header, sizeof(header),
+      "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d\"}},\n"
       "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"training\"}"
       "},\n"
       "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":1,\"args\":{\"name\":"
       "\"communication\"}},\n",
       process, process, process, process);
-  return std::unique_ptr<Timeline>(new Timeline(file, process));
+  DT_RETURN_IF_ERROR(file->Append(header, "the file's header"));
+  return std::unique_ptr<Timeline>(new Timeline(std::move(file), process));
 }
 
 Timeline::~Timeline() {
-  std::fprintf(file_, "{}]\n");  // the lines above each end with a comma
-  std::fclose(file_);
+  (void)file_->Append("{}]\n", "the closing bracket");  // the lines above each end with a comma
+}
+
+Status Timeline::status() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return file_->status();
 }
 
 void Timeline::Add(const char* name, Thread thread, Clock::time_point begin,
                    Clock::time_point end) {
   const long long ts = Microseconds(begin);
   const long long dur = Microseconds(end) - ts;
-  std::lock_guard<std::mutex> lock(mutex_);
   // Names are ours (no quotes or backslashes to escape).
-  std::fprintf(file_,
-               "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"dur\":%lld},\n",
-               name, process_, static_cast<int>(thread), ts, dur);
-  std::fflush(file_);  // a stalled job ends in _Exit or MPI_Abort: what it did must be on disk
+  char event[256];
+  std::snprintf(event, sizeof(event),
+                "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"dur\":%lld},\n",
+                name, process_, static_cast<int>(thread), ts, dur);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!file_->status().ok()) return;
+  // Each event reaches the file as written: a stalled job ends in _Exit or MPI_Abort, and what it
+  // did must be on disk.
+  const Status written = file_->Append(event, "an event");  // no allocation per event
+  if (!written.ok()) DT_LOG(ERROR) << written.message();
 }
 
 }  // namespace dtrain

@@ -5,15 +5,17 @@
 // Events are written as they happen, one JSON object per line in Chrome's "JSON array format"
 // (the closing bracket is optional there, so a killed run still leaves a readable file). Times
 // are wall-clock microseconds since the epoch, so the files of ranks on different hosts line
-// up; `process` (the rank) groups each file's events. Add may be called from any thread.
+// up; `process` (the rank) groups each file's events. Add may be called from any thread. An event
+// that cannot be written (a full disk) is cut off whole and logged as an error at once; the file
+// takes no more, and status() holds the error for the run to end with (core/record_file.h).
 #pragma once
 
 #include <chrono>
-#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
 
+#include "core/record_file.h"
 #include "core/status.h"
 
 namespace dtrain {
@@ -32,11 +34,15 @@ class Timeline {
   // One complete event [begin, end) named `name` ("forward", "allreduce bucket 2 (1024 KiB)").
   void Add(const char* name, Thread thread, Clock::time_point begin, Clock::time_point end);
 
+  // Ok, or why an event could not be written.
+  Status status();
+
  private:
-  Timeline(std::FILE* file, int process) : file_(file), process_(process) {}
+  Timeline(std::unique_ptr<RecordFile> file, int process)
+      : file_(std::move(file)), process_(process) {}
 
   std::mutex mutex_;
-  std::FILE* file_;
+  std::unique_ptr<RecordFile> file_;
   const int process_;
 };
 

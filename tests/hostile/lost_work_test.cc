@@ -182,8 +182,8 @@ bool WholeTfRecords(const std::string& bytes, int* records) {
   return at == bytes.size();
 }
 
-// A full disk (here a file size limit: the same failed write(2)) under --metrics and
-// --tensorboard: an error naming the file at once, whole records only, training finished and
+// A full disk (here a file size limit: the same failed write(2)) under --metrics, --tensorboard
+// and --timeline: an error naming the file at once, whole records only, training finished and
 // snapshotted, and exit status 1 at the end.
 TEST(LostWork, AnOutputThatCannotBeWrittenFailsTheRunLoudlyAndLeavesWholeRecords) {
   // 32 KiB (sh counts 512-byte blocks): above a snapshot of the tiny net, below 600 displays.
@@ -193,10 +193,10 @@ TEST(LostWork, AnOutputThatCannotBeWrittenFailsTheRunLoudlyAndLeavesWholeRecords
                              "' base_lr: 0.1 lr_policy: 'fixed' max_iter: 600 display: 1 "
                              "snapshot_prefix: '" +
                              run.dir.Path("snap/tiny") + "' random_seed: 5\n");
-  const auto r =
-      testing::RunShell("ulimit -f 64; timeout -s KILL 120 '" + std::string(DTRAIN_BINARY) +
-                        "' train --solver=" + run.dir.Path("solver.prototxt") + " --metrics=" +
-                        run.dir.Path("m.jsonl") + " --tensorboard=" + run.dir.Path("tb") + " 2>&1");
+  const auto r = testing::RunShell(
+      "ulimit -f 64; timeout -s KILL 120 '" + std::string(DTRAIN_BINARY) + "' train --solver=" +
+      run.dir.Path("solver.prototxt") + " --metrics=" + run.dir.Path("m.jsonl") +
+      " --tensorboard=" + run.dir.Path("tb") + " --timeline=" + run.dir.Path("t.json") + " 2>&1");
   EXPECT_REFUSED_WITH(r, "--metrics: cannot write the display of iteration ");
   EXPECT_NE(r.output.find(" to " + run.dir.Path("m.jsonl") +
                           ": File too large; the file ends with the last whole record before it, "
@@ -206,11 +206,16 @@ TEST(LostWork, AnOutputThatCannotBeWrittenFailsTheRunLoudlyAndLeavesWholeRecords
   EXPECT_NE(r.output.find("--tensorboard: cannot write the display of iteration "),
             std::string::npos)
       << r.output;
+  EXPECT_NE(r.output.find("--timeline: cannot write an event to " + run.dir.Path("t.json")),
+            std::string::npos)
+      << r.output;
   EXPECT_TRUE(fs::exists(run.Snap("tiny_iter_600.solverstate"))) << "training went on";
   const std::string metrics = testing::FilesUnder(run.dir.Path("")).at("m.jsonl");
   ASSERT_FALSE(metrics.empty());
   EXPECT_LE(metrics.size(), 32768u);
   EXPECT_EQ(metrics.back(), '\n') << "a torn last line";
+  const std::string timeline = testing::FilesUnder(run.dir.Path("")).at("t.json");
+  EXPECT_EQ(timeline.substr(timeline.size() - 3), "},\n") << "a torn event";
   for (const auto& [name, bytes] : testing::FilesUnder(run.dir.Path("tb"))) {
     int records = 0;
     EXPECT_TRUE(WholeTfRecords(bytes, &records)) << name << ": a torn record";
