@@ -25,6 +25,14 @@ Status RunUpgradeNet(const Flags& flags) {
   const std::string& out = flags.positional()[1];
   const bool binary = flags.GetBool("binary");
   DT_ASSIGN_OR_RETURN(NetParameter net, binary ? ReadBinaryNetParameter(in) : ReadNetParameter(in));
+  // Whatever the input's syntax, the output is a net: a layer without a type would be written
+  // as one that no reader can build. Nothing is written then.
+  for (int i = 0; i < net.layer_size(); ++i) {
+    if (net.layer(i).type().empty()) {
+      return InvalidArgument(in + ": layer #" + std::to_string(i) + " '" + net.layer(i).name() +
+                             "' has no type; nothing written to " + out);
+    }
+  }
   net.clear_dtrain_checksum();  // the written file is a new one
   DT_RETURN_IF_ERROR(binary ? WriteBinaryProtoAtomically(out, net)
                             : WriteTextProtoAtomically(out, net));

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/check.h"
+#include "core/fnv1a.h"
 
 namespace dtrain {
 namespace {
@@ -17,10 +18,10 @@ const google::protobuf::FieldDescriptor* ChecksumField(const google::protobuf::M
   return field;
 }
 
-uint64_t Fnv1a64(const std::string& bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ull;
-  return hash;
+uint64_t Fnv1a64Of(const std::string& bytes) {
+  Fnv1a64 hash;
+  hash.Add(bytes);
+  return hash.value();
 }
 
 }  // namespace
@@ -37,7 +38,7 @@ uint64_t ContentChecksum(const google::protobuf::Message& message) {
   } else {
     message.SerializeToString(&bytes);
   }
-  return Fnv1a64(bytes);
+  return Fnv1a64Of(bytes);
 }
 
 void SealWithChecksum(google::protobuf::Message* message) {
@@ -51,6 +52,10 @@ Status VerifyChecksum(const google::protobuf::Message& message, const std::strin
   const google::protobuf::Reflection* reflection = message.GetReflection();
   if (!reflection->HasField(message, field)) return Status::Ok();
   if (reflection->GetUInt64(message, field) == ContentChecksum(message)) return Status::Ok();
+  return ChecksumMismatch(path);
+}
+
+Status ChecksumMismatch(const std::string& path) {
   return DataLoss(path +
                   ": its contents do not match the checksum written with them: the file "
                   "was damaged after it was written (a bad disk, an incomplete copy?)");

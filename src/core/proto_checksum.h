@@ -27,4 +27,8 @@ void SealWithChecksum(google::protobuf::Message* message);
 // OK when the message has no dtrain_checksum or it matches; else DataLoss naming `path`.
 Status VerifyChecksum(const google::protobuf::Message& message, const std::string& path);
 
+// The DataLoss of a file whose contents do not match its checksum, naming `path`; HDF5
+// snapshots (solver/hdf5_snapshot.h) report their checksums' mismatches with it too.
+Status ChecksumMismatch(const std::string& path);
+
 }  // namespace dtrain

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ struct Hdf5Array {
 StatusOr<std::vector<int>> ReadHdf5Shape(const std::string& path, const std::string& name);
 
 // Dataset `name` of `path`, converted to float: integer and floating-point datasets of rank >= 1
-// read; other classes (strings, compounds, ...) are an error.
+// read; other classes (strings, compounds, ...) are an error. Shapes are checked as
+// Hdf5FileReader checks them (below), here and in ReadHdf5Shape, before anything is allocated.
 StatusOr<Hdf5Array> ReadHdf5Array(const std::string& path, const std::string& name);
 
 // Writes float datasets that grow along their first axis. Create truncates `path` and makes one
@@ -67,6 +69,11 @@ class Hdf5ImageWriter {
   Status PutString(const std::string& name, const std::string& value);
   // Raw bytes as a one-dimensional uint8 dataset.
   Status PutBytes(const std::string& name, const std::string& bytes);
+  // Hdf5FileReader::ContentChecksum of what has been put so far.
+  StatusOr<uint64_t> ContentChecksum();
+  // A 64-bit unsigned attribute of the root group (replaced if present); attributes are not
+  // part of ContentChecksum, and Caffe's readers ignore them.
+  Status PutRootAttribute(const std::string& name, uint64_t value);
   Status WriteAtomically(const std::string& path);
 
  private:
@@ -74,7 +81,11 @@ class Hdf5ImageWriter {
   int64_t file_;  // hid_t of the in-memory file
 };
 
-// Reads what Hdf5ImageWriter (or Caffe) writes. Errors name the file and the dataset.
+// Reads what Hdf5ImageWriter (or Caffe) writes. Errors name the file and the dataset. Every read
+// checks first that the dataset's shape fits in an int per dimension and, as float, in this
+// machine's memory, and that the file stores all the values the shape claims (a chunk never
+// written, a contiguous block shorter than the shape): an absurd or damaged header is refused
+// with the shape and sizes, never allocated.
 class Hdf5FileReader {
  public:
   static StatusOr<std::unique_ptr<Hdf5FileReader>> Open(const std::string& path);
@@ -89,6 +100,12 @@ class Hdf5FileReader {
   StatusOr<int> Int(const std::string& name) const;
   // A string dataset (fixed-length), or a uint8 dataset's bytes.
   StatusOr<std::string> String(const std::string& name) const;
+  // 64-bit FNV-1a (core/fnv1a.h) over every dataset, in name order: its name, type class and
+  // value size, dimensions and values as stored. Attributes are not covered.
+  StatusOr<uint64_t> ContentChecksum() const;
+  // A root-group integer attribute written by PutRootAttribute; nullopt when there is none.
+  StatusOr<std::optional<uint64_t>> RootAttribute(const std::string& name) const;
+  const std::string& path() const { return path_; }
 
  private:
   Hdf5FileReader(std::string path, int64_t file) : path_(std::move(path)), file_(file) {}

@@ -6,6 +6,7 @@
 #include "core/logging.h"
 #include "layers/sharded_source.h"
 #include "solver/hdf5_snapshot.h"
+#include "solver/snapshot_pair.h"
 
 namespace dtrain {
 
@@ -91,7 +92,7 @@ Status Trainer::Restore(const std::string& path) {
     DT_ASSIGN_OR_RETURN(const SolverState state, ReadSolverStateFile(path));
     NetParameter weights;
     if (state.has_learned_net()) {
-      DT_ASSIGN_OR_RETURN(weights, ReadWeightsFile(state.learned_net()));
+      DT_ASSIGN_OR_RETURN(weights, ReadSnapshotWeights(state, path));
     }
     state.SerializeToString(&state_bytes);
     weights.SerializeToString(&weights_bytes);

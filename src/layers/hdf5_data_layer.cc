@@ -46,6 +46,11 @@ Status HDF5DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) 
     StatusOr<std::vector<int>> shape = ReadHdf5Shape(files_[0], name);
     if (!shape.ok()) return Named(shape.status());
     row_shapes_.emplace_back(shape->begin() + 1, shape->end());
+    if (std::find(row_shapes_.back().begin(), row_shapes_.back().end(), 0) !=
+        row_shapes_.back().end()) {
+      return Error(files_[0] + ": dataset '" + name + "' has shape " + ShapeText(*shape) +
+                   ": its rows hold no value (a dimension of 0)");
+    }
   }
   initial_rng_ = rng_.Serialize();
   return Seek(0);

@@ -4,9 +4,11 @@
 // "label" read datasets /data and /label). Parameters: hdf5_data_param.source, a text file that
 // lists HDF5 files (whitespace-separated, paths as given, relative to the working directory as
 // in Caffe); batch_size (> 0); shuffle (default false). Every dataset of a file must have the same
-// number of rows (first axis) and every file the same row shape; a top is batch_size x that row
-// shape. Integer and floating-point datasets read as float. transform_param is refused, as Caffe
-// does: HDF5 data is used as stored.
+// number of rows (first axis, at least one) and every file the same row shape, with no dimension
+// of 0; a top is batch_size x that row shape. A dataset whose shape is absurd (more values than
+// this machine's memory, more than the file stores) is refused naming the file, the dataset and
+// the shape before anything is allocated (data/hdf5_file.h). Integer and floating-point datasets
+// read as float. transform_param is refused, as Caffe does: HDF5 data is used as stored.
 //
 // Rows are read in order, file after file, wrapping around at the end of the list. With shuffle,
 // the file order is shuffled at the start and at each wrap, and the row order of each file when

@@ -4,6 +4,7 @@
 
 #include "core/check.h"
 #include "net/net_filter.h"
+#include "net/unnamed_enum_values.h"
 
 namespace dtrain {
 namespace {
@@ -139,9 +140,15 @@ StatusOr<LayerParameter> UpgradeV1Layer(const V1LayerParameter& v1) {
   if (v1.has_layer()) {
     return InvalidArgument("layer '" + v1.name() + "' still holds a V0 layer definition");
   }
+  if (!v1.has_type() || v1.type() == V1LayerParameter::NONE) {
+    // Caffe would upgrade it to a layer of type "" and fail only when building the net.
+    return InvalidArgument("layer '" + v1.name() + "' has " +
+                           (v1.has_type() ? "type NONE (0)" : "no type") +
+                           ", so it upgrades to no layer at all; give it one of the V1 types");
+  }
   LayerParameter out;
   if (v1.has_name()) out.set_name(v1.name());
-  if (v1.has_type()) out.set_type(V1TypeName(v1.type()));
+  out.set_type(V1TypeName(v1.type()));
   *out.mutable_bottom() = v1.bottom();
   *out.mutable_top() = v1.top();
   *out.mutable_include() = v1.include();
@@ -177,6 +184,21 @@ StatusOr<LayerParameter> UpgradeV1Layer(const V1LayerParameter& v1) {
         ->CopyFrom(v1.GetReflection()->GetMessage(v1, field));
   }
   return out;
+}
+
+// A binary file's enum value with no name reads as the field's default (a V1 type of 999 as no
+// type): refused, before any upgrade drops it, naming the layer, the field and the value.
+Status CheckEnumValuesHaveNames(const NetParameter& net) {
+  for (int i = 0; i < net.layers_size(); ++i) {
+    const V1LayerParameter& layer = net.layers(i);
+    UnnamedEnumValue found;
+    if (!FindUnnamedEnumValue(layer, &found)) continue;
+    const std::string name = layer.has_name() ? layer.name() : layer.layer().name();
+    return InvalidArgument("V1 layer #" + std::to_string(i) + " '" + name + "': " + found.field +
+                           " is " + std::to_string(found.value) + ", which names no " +
+                           found.enum_type + " value (a damaged file, or a Caffe fork's?)");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -257,6 +279,7 @@ StatusOr<NetParameter> UpgradeNet(const NetParameter& net, NetUpgrades* applied)
   NetUpgrades local;
   NetUpgrades& done = applied ? *applied : local;
   done = NetUpgrades();
+  DT_RETURN_IF_ERROR(CheckEnumValuesHaveNames(net));
   NetParameter out(net);
   if (NetUpgradesNeeded(out).v0) {
     DT_ASSIGN_OR_RETURN(out, UpgradeV0Net(out));

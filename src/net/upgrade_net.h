@@ -8,7 +8,11 @@
 // (a .caffemodel's weights) travel with their layers through every step. A file that cannot be
 // converted without losing what it says (both `layer` and `layers`, an unknown V0 type, a V0
 // field with no home in its layer's type, a padding layer feeding anything but one conv/pool)
-// is an InvalidArgument naming the layer; Caffe logs these and carries on.
+// is an InvalidArgument naming the layer; Caffe logs these and carries on. So is a V1 layer that
+// would upgrade to no type (its type unset or NONE) and, in a binary file, an enum value of a
+// V1/V0 layer that Caffe's schema has no name for (a V1 type of 999 or -1: protobuf would read it
+// as unset; net/unnamed_enum_values.h), each naming the layer's index and name, the field and
+// the value.
 #pragma once
 
 #include <string>

@@ -1,16 +1,66 @@
 #include "solver/hdf5_snapshot.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <optional>
+#include <sstream>
 
 #include "core/proto_checksum.h"
 #include "core/proto_io.h"
 #include "core/tensor.h"
 #include "data/hdf5_file.h"
 #include "net/read_net.h"
+#include "solver/divergence.h"
 
 namespace dtrain {
 namespace {
+
+// The root attributes dtrain adds (Caffe's readers ignore attributes): the checksum of the
+// file's datasets, and in a solver state the checksum of the weights file written with it.
+constexpr char kChecksumAttribute[] = "dtrain_checksum";
+constexpr char kLearnedNetChecksumAttribute[] = "dtrain_learned_net_checksum";
+
+// The file's checksum attribute, verified against its datasets; nullopt for a file without
+// one (Caffe's).
+StatusOr<std::optional<uint64_t>> VerifiedChecksum(const Hdf5FileReader& file,
+                                                   const std::string& path) {
+  DT_ASSIGN_OR_RETURN(const std::optional<uint64_t> sealed, file.RootAttribute(kChecksumAttribute));
+  if (!sealed) return sealed;
+  DT_ASSIGN_OR_RETURN(const uint64_t actual, file.ContentChecksum());
+  if (actual != *sealed) return ChecksumMismatch(path);
+  return sealed;
+}
+
+// Seals the file with its checksum and writes it; the checksum comes back.
+StatusOr<uint64_t> SealAndWrite(Hdf5ImageWriter* file, const std::string& path) {
+  DT_ASSIGN_OR_RETURN(const uint64_t checksum, file->ContentChecksum());
+  DT_RETURN_IF_ERROR(file->PutRootAttribute(kChecksumAttribute, checksum));
+  DT_RETURN_IF_ERROR(file->WriteAtomically(path));
+  return checksum;
+}
+
+// Refuses values no run writes, so that a damaged file (random bytes where floats were) is
+// named here and never trains to be reported as divergence: non-finite ones, and with
+// `max_magnitude` > 0 ones beyond it.
+Status CheckValues(const Hdf5Array& array, const std::string& path, const std::string& dataset,
+                   float max_magnitude) {
+  for (size_t i = 0; i < array.values.size(); ++i) {
+    const float v = array.values[i];
+    if (std::isfinite(v) && (max_magnitude <= 0 || std::fabs(v) <= max_magnitude)) continue;
+    std::ostringstream text;
+    text << path << ": dataset '" << dataset << "' holds " << v << " (value " << i << " of "
+         << array.values.size() << "); ";
+    if (max_magnitude > 0) {
+      text << "weights that training writes are finite and within " << max_magnitude;
+    } else {
+      text << "a solver's history is finite";
+    }
+    text << " (a damaged file?)";
+    return DataLoss(text.str());
+  }
+  return Status::Ok();
+}
 
 void SetShape(const std::vector<int>& shape, BlobProto* blob) {
   blob->mutable_shape()->clear_dim();
@@ -33,7 +83,9 @@ Status ReadBlobGroups(const Hdf5FileReader& file, const std::string& root, bool 
         lp->set_name(layer);
       }
       for (int i = 0; file.Has(group + "/" + std::to_string(i)); ++i) {
-        DT_ASSIGN_OR_RETURN(const Hdf5Array array, file.Floats(group + "/" + std::to_string(i)));
+        const std::string dataset = group + "/" + std::to_string(i);
+        DT_ASSIGN_OR_RETURN(const Hdf5Array array, file.Floats(dataset));
+        if (!diff) DT_RETURN_IF_ERROR(CheckValues(array, file.path(), dataset, kDivergedMagnitude));
         while (lp->blobs_size() <= i) lp->add_blobs();
         BlobProto* blob = lp->mutable_blobs(i);
         SetShape(array.shape, blob);
@@ -62,7 +114,7 @@ bool EndsWith(const std::string& text, const std::string& end) {
 
 bool IsHdf5SnapshotPath(const std::string& path) { return EndsWith(path, ".h5"); }
 
-Status WriteWeightsHdf5(const NetParameter& weights, const std::string& path) {
+Status WriteWeightsHdf5(const NetParameter& weights, const std::string& path, uint64_t* checksum) {
   DT_ASSIGN_OR_RETURN(auto file, Hdf5ImageWriter::Create());
   DT_RETURN_IF_ERROR(file->PutGroup("data"));
   bool has_diff = false;
@@ -88,16 +140,20 @@ Status WriteWeightsHdf5(const NetParameter& weights, const std::string& path) {
       }
     }
   }
-  return file->WriteAtomically(path);
+  DT_ASSIGN_OR_RETURN(const uint64_t sealed, SealAndWrite(file.get(), path));
+  if (checksum) *checksum = sealed;
+  return Status::Ok();
 }
 
 StatusOr<NetParameter> ReadWeightsHdf5(const std::string& path) {
   DT_ASSIGN_OR_RETURN(auto file, Hdf5FileReader::Open(path));
   if (!file->Has("data"))
     return DataLoss(path + ": no group 'data' (not a Caffe HDF5 weights file)");
+  DT_ASSIGN_OR_RETURN(const std::optional<uint64_t> checksum, VerifiedChecksum(*file, path));
   NetParameter net;
   DT_RETURN_IF_ERROR(ReadBlobGroups(*file, "data", /*diff=*/false, &net));
   if (file->Has("diff")) DT_RETURN_IF_ERROR(ReadBlobGroups(*file, "diff", /*diff=*/true, &net));
+  if (checksum) net.set_dtrain_checksum(*checksum);
   return net;
 }
 
@@ -120,12 +176,20 @@ Status WriteSolverStateHdf5(const SolverState& state, const std::string& path) {
     DT_RETURN_IF_ERROR(file->PutString(entry + "/name", state.layer_state(k).layer()));
     DT_RETURN_IF_ERROR(file->PutBytes(entry + "/state", state.layer_state(k).state()));
   }
-  return file->WriteAtomically(path);
+  if (state.has_dtrain_learned_net_checksum()) {
+    DT_RETURN_IF_ERROR(
+        file->PutRootAttribute(kLearnedNetChecksumAttribute, state.dtrain_learned_net_checksum()));
+  }
+  return SealAndWrite(file.get(), path).status();
 }
 
 StatusOr<SolverState> ReadSolverStateHdf5(const std::string& path) {
   DT_ASSIGN_OR_RETURN(auto file, Hdf5FileReader::Open(path));
+  DT_RETURN_IF_ERROR(VerifiedChecksum(*file, path).status());
   SolverState state;
+  DT_ASSIGN_OR_RETURN(const std::optional<uint64_t> learned_net_checksum,
+                      file->RootAttribute(kLearnedNetChecksumAttribute));
+  if (learned_net_checksum) state.set_dtrain_learned_net_checksum(*learned_net_checksum);
   DT_ASSIGN_OR_RETURN(const int iter, file->Int("iter"));
   state.set_iter(iter);
   DT_ASSIGN_OR_RETURN(const std::string learned_net, file->String("learned_net"));
@@ -135,7 +199,9 @@ StatusOr<SolverState> ReadSolverStateHdf5(const std::string& path) {
     state.set_current_step(step);
   }
   for (int i = 0; file->Has("history/" + std::to_string(i)); ++i) {
-    DT_ASSIGN_OR_RETURN(const Hdf5Array array, file->Floats("history/" + std::to_string(i)));
+    const std::string dataset = "history/" + std::to_string(i);
+    DT_ASSIGN_OR_RETURN(const Hdf5Array array, file->Floats(dataset));
+    DT_RETURN_IF_ERROR(CheckValues(array, path, dataset, /*max_magnitude=*/0));
     BlobProto* blob = state.add_history();
     SetShape(array.shape, blob);
     blob->mutable_data()->Assign(array.values.begin(), array.values.end());

@@ -10,9 +10,24 @@
 //                 extension dtrain_layer_state/<k>/{name,state} (each layer's random stream and
 //                 data position, for an exact resume; Caffe ignores it).
 //
+// dtrain adds root-group attributes, which Caffe's reader ignores (so Caffe reads dtrain's files
+// and dtrain reads Caffe's, which have none): `dtrain_checksum` on both files, the 64-bit FNV-1a
+// of all their datasets (Hdf5FileReader::ContentChecksum), and `dtrain_learned_net_checksum` on
+// the solver state, the weights file's dtrain_checksum: the pairing binary snapshots carry in
+// their dtrain_checksum / dtrain_learned_net_checksum fields (core/proto_checksum.h). A reader
+// verifies a present checksum and refuses a mismatch naming the file; the messages it returns
+// carry them in those same fields (the weights' dtrain_checksum is then the HDF5 file's, not one
+// of the message: clear it before writing the message as a binary .caffemodel).
+//
+// Values no run writes are refused naming the file and the dataset: weights (data/...) that are
+// not finite or beyond kDivergedMagnitude (solver/divergence.h), history that is not finite, so
+// damaged bytes never reach training to be reported as divergence. Shapes are checked before
+// anything is allocated (data/hdf5_file.h).
+//
 // Files are written atomically. Errors name the file and the dataset. Stateless.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/status.h"
@@ -21,9 +36,12 @@
 
 namespace dtrain {
 
-Status WriteWeightsHdf5(const NetParameter& weights, const std::string& path);
+// `checksum` (optional) receives the dtrain_checksum the file was sealed with.
+Status WriteWeightsHdf5(const NetParameter& weights, const std::string& path,
+                        uint64_t* checksum = nullptr);
 StatusOr<NetParameter> ReadWeightsHdf5(const std::string& path);
 
+// state.dtrain_learned_net_checksum, when set, is written as the attribute of that name.
 Status WriteSolverStateHdf5(const SolverState& state, const std::string& path);
 StatusOr<SolverState> ReadSolverStateHdf5(const std::string& path);
 

@@ -12,6 +12,7 @@
 #include "solver/divergence.h"
 #include "solver/hdf5_snapshot.h"
 #include "solver/lr_policy.h"
+#include "solver/snapshot_pair.h"
 #include "solver/snapshot_retention.h"
 #include "solver/solver_param_checks.h"
 
@@ -386,7 +387,9 @@ Status Solver::Snapshot() {
   net_->ToProto(&weights, param_.snapshot_diff());
   if (hdf5) {
     DT_LOG(INFO) << "Snapshotting to HDF5 file " << model_path;
-    DT_RETURN_IF_ERROR(WriteWeightsHdf5(weights, model_path));
+    uint64_t checksum = 0;
+    DT_RETURN_IF_ERROR(WriteWeightsHdf5(weights, model_path, &checksum));
+    weights.set_dtrain_checksum(checksum);  // the pairing, as for binary files below
   } else {
     DT_LOG(INFO) << "Snapshotting to binary proto file " << model_path;
     SealWithChecksum(&weights);
@@ -406,12 +409,12 @@ Status Solver::Snapshot() {
     s->set_state(layer_state);
   }
   const std::string state_path = SnapshotFilename(hdf5 ? ".solverstate.h5" : ".solverstate");
+  state.set_dtrain_learned_net_checksum(weights.dtrain_checksum());
   if (hdf5) {
     DT_LOG(INFO) << "Snapshotting solver state to HDF5 file " << state_path;
     DT_RETURN_IF_ERROR(WriteSolverStateHdf5(state, state_path));
   } else {
     DT_LOG(INFO) << "Snapshotting solver state to binary proto file " << state_path;
-    state.set_dtrain_learned_net_checksum(weights.dtrain_checksum());
     SealWithChecksum(&state);
     DT_RETURN_IF_ERROR(WriteBinaryProtoAtomically(state_path, state));
   }
@@ -427,13 +430,7 @@ Status Solver::Restore(const std::string& path) {
   DT_ASSIGN_OR_RETURN(const SolverState state, ReadSolverStateFile(path));
   NetParameter weights;
   if (state.has_learned_net()) {
-    DT_ASSIGN_OR_RETURN(weights, ReadWeightsFile(state.learned_net()));
-    if (state.has_dtrain_learned_net_checksum() && weights.has_dtrain_checksum() &&
-        state.dtrain_learned_net_checksum() != weights.dtrain_checksum()) {
-      return DataLoss(path + " was written with another '" + state.learned_net() +
-                      "' than the one there now: the two files are from different runs or nets "
-                      "(or the .caffemodel was replaced); resume needs the pair written together");
-    }
+    DT_ASSIGN_OR_RETURN(weights, ReadSnapshotWeights(state, path));
   }
   DT_RETURN_IF_ERROR(Restore(state, state.has_learned_net() ? &weights : nullptr, path));
   retention_.ResumedFrom(path);

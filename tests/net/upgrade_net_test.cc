@@ -54,7 +54,6 @@ TEST(UpgradeNet, V1LayersBecomeCurrentLayers) {
     layers { name: "loss" type: SOFTMAX_LOSS bottom: "conv1" bottom: "label" top: "loss"
              loss_weight: 2 loss_param { ignore_label: 3 } }
     layers { name: "thr" type: THRESHOLD bottom: "conv1" top: "t" threshold_param { threshold: 0.5 } }
-    layers { name: "none" }
   )",
                                     &applied);
   ExpectProtoEq(Parse<NetParameter>(R"(
@@ -69,7 +68,6 @@ TEST(UpgradeNet, V1LayersBecomeCurrentLayers) {
     layer { name: "loss" type: "SoftmaxWithLoss" bottom: "conv1" bottom: "label" top: "loss"
             loss_weight: 2 loss_param { ignore_label: 3 } }
     layer { name: "thr" type: "Threshold" bottom: "conv1" top: "t" threshold_param { threshold: 0.5 } }
-    layer { name: "none" }
   )"),
                 out);
   EXPECT_EQ(applied.Describe(), "V1 layer syntax");
@@ -115,8 +113,7 @@ TEST(UpgradeNet, EveryV1TypeNameIsCaffes) {
       {"SLICE", "Slice"},
       {"TANH", "TanH"},
       {"WINDOW_DATA", "WindowData"},
-      {"THRESHOLD", "Threshold"},
-      {"NONE", ""}};
+      {"THRESHOLD", "Threshold"}};  // NONE upgrades to no type: UpgradeNetErrors
   for (const auto& [v1, current] : kNames) {
     const NetParameter out = Upgraded(std::string("layers { name: \"l\" type: ") + v1 + " }");
     ASSERT_EQ(out.layer_size(), 1) << v1;
@@ -301,6 +298,50 @@ TEST(UpgradeNetErrors, BothLayerAndLayers) {
       UpgradeError(R"(name: "m" layer { name: "a" type: "ReLU" } layers { name: "b" type: RELU })"),
       "net 'm' mixes current 'layer' entries (first: 'a') with V1 'layers' entries "
       "(first: 'b'); use one syntax");
+}
+
+// A V1 layer that would upgrade to a layer with no type (Caffe writes one of type "" and fails
+// only when the net is built).
+TEST(UpgradeNetErrors, V1LayerWithoutAType) {
+  EXPECT_EQ(UpgradeError(R"(layers { name: "a" type: RELU } layers { name: "b" type: NONE })"),
+            "V1 layer #1: layer 'b' has type NONE (0), so it upgrades to no layer at all; give it "
+            "one of the V1 types");
+  EXPECT_EQ(UpgradeError(R"(layers { name: "b" })"),
+            "V1 layer #0: layer 'b' has no type, so it upgrades to no layer at all; give it one "
+            "of the V1 types");
+  // A V0 layer without a type becomes such a V1 layer.
+  EXPECT_EQ(UpgradeError(R"(layers { layer { name: "v0" } })"),
+            "V1 layer #0: layer 'v0' has no type, so it upgrades to no layer at all; give it one "
+            "of the V1 types");
+}
+
+// In a binary file, a number with no name in the enum reads as unset: refused with the number.
+TEST(UpgradeNetErrors, UnnamedEnumValuesOfBinaryFiles) {
+  NetParameter net;
+  V1LayerParameter* layer = net.add_layers();
+  layer->set_name("fc");
+  layer->mutable_unknown_fields()->AddVarint(5, 999);  // type
+  EXPECT_EQ(UpgradeNet(net).status().message(),
+            "V1 layer #0 'fc': type is 999, which names no LayerType value (a damaged file, or a "
+            "Caffe fork's?)");
+  layer->mutable_unknown_fields()->Clear();
+  layer->set_type(V1LayerParameter::INNER_PRODUCT);
+  layer->add_blob_share_mode(V1LayerParameter::STRICT);
+  layer->mutable_unknown_fields()->AddVarint(1002, 5);  // blob_share_mode
+  EXPECT_EQ(UpgradeNet(net).status().message(),
+            "V1 layer #0 'fc': blob_share_mode is 5, which names no DimCheckMode value (a damaged "
+            "file, or a Caffe fork's?)");
+  // Inside a V0 layer: its pooling method.
+  NetParameter v0;
+  V0LayerParameter* old = v0.add_layers()->mutable_layer();
+  old->set_name("p");
+  old->set_type("pool");
+  old->mutable_unknown_fields()->AddVarint(11, 9);  // pool
+  const std::string error = UpgradeNet(v0).status().message();
+  EXPECT_EQ(error,
+            "V1 layer #0 'p': layer.pool is 9, which names no PoolMethod value (a damaged "
+            "file, or a Caffe fork's?)")
+      << error;
 }
 
 TEST(UpgradeNetErrors, UnknownV0Type) {
