@@ -18,14 +18,15 @@ double NiceStep(double rough) {
 
 }  // namespace
 
-double ClampToAxisLimit(double v) { return std::clamp(v, -kAxisLimit, kAxisLimit); }
+double AxisValue(double v) {
+  // Below 1e-300 the steps' arithmetic would reach subnormals: such values are zero here.
+  if (std::abs(v) < 1e-300) return 0;
+  return std::clamp(v, -kAxisLimit, kAxisLimit);
+}
 
 ChartAxis ChooseAxis(double low, double high) {
-  low = ClampToAxisLimit(low), high = ClampToAxisLimit(high);
+  low = AxisValue(low), high = AxisValue(high);
   if (!(low <= high)) low = high = 0;  // NaN: never passed, but never a hang either
-  // Below 1e-300 the steps' arithmetic would reach subnormals: such values are zero here.
-  if (std::abs(low) < 1e-300) low = 0;
-  if (std::abs(high) < 1e-300) high = 0;
   // A span lost in rounding at this magnitude is no span: pad around the middle instead.
   const double magnitude = std::max(std::abs(low), std::abs(high));
   if (high - low <= magnitude * 1e-9) {
@@ -52,7 +53,7 @@ ChartAxis ChooseAxis(double low, double high) {
 }
 
 double ChartAxis::Fraction(double v) const {
-  return (ClampToAxisLimit(v) / 2 - low / 2) / (high / 2 - low / 2);
+  return (AxisValue(v) / 2 - low / 2) / (high / 2 - low / 2);
 }
 
 std::string ChartAxis::Label(int i) const {

@@ -27,7 +27,7 @@ struct ChartAxis {
 // `low` <= `high`, both finite (callers pass the smallest and largest value).
 ChartAxis ChooseAxis(double low, double high);
 
-// `v` held within [-kAxisLimit, kAxisLimit].
-double ClampToAxisLimit(double v);
+// `v` as the axis takes it: held within [-kAxisLimit, kAxisLimit], 0 below 1e-300 in magnitude.
+double AxisValue(double v);
 
 }  // namespace dtrain

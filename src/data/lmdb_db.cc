@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "core/logging.h"
+#include "core/printable.h"
 
 namespace dtrain {
 namespace {
@@ -104,21 +105,7 @@ class InsideLmdb {
   const LmdbReader* previous_;
 };
 
-std::string PrintableKey(std::string_view key) {
-  std::string text;
-  for (size_t i = 0; i < key.size() && i < 64; ++i) {
-    const unsigned char c = static_cast<unsigned char>(key[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      text += static_cast<char>(c);
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
-      text += hex;
-    }
-  }
-  if (key.size() > 64) text += "...";
-  return text;
-}
+std::string PrintableKey(std::string_view key) { return PrintableBytes(key, 64); }
 
 std::string RecordKey(int64_t index, int digits) {
   char buffer[32];

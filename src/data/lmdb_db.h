@@ -43,7 +43,8 @@ namespace dtrain {
 // (convert_mnist_data uses 8, convert_cifar_data 5).
 std::string RecordKey(int64_t index, int digits = 8);
 
-// `key` for messages: printable ASCII as it is, other bytes as \xNN, cut after 64 bytes.
+// `key` for messages: printable ASCII as it is, other bytes as \xNN, cut after 64 bytes
+// (core/printable.h).
 std::string PrintableKey(std::string_view key);
 
 class LmdbReader {
