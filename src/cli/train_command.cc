@@ -79,7 +79,8 @@ std::string TimelinePath(const std::string& path, const Communicator& communicat
 // the end (as Caffe tests there only where test_interval divides the last iteration); otherwise
 // it says which iteration the scores are from. Worded so that Caffe's log parsers (parse_log.sh,
 // parse_log.py) skip it: no "Iteration ", "Test net output", ", loss = " or "lr = ".
-std::string LastTestLine(const TestReport& test, int last_iteration, int test_interval) {
+std::string LastTestLine(const TestReport& test, int last_iteration, int test_interval,
+                         int test_offset) {
   std::ostringstream line;
   if (test.iter == last_iteration) {
     line << "Final test scores (net #0, iteration " << test.iter << "): ";
@@ -87,8 +88,10 @@ std::string LastTestLine(const TestReport& test, int last_iteration, int test_in
     line << "No test ran at the end (iteration " << last_iteration << ": ";
     if (test_interval <= 0) {
       line << "test_interval is 0";
-    } else if (last_iteration % test_interval != 0) {
-      line << "test_interval " << test_interval << " does not divide it, so, as in Caffe, none";
+    } else if ((last_iteration - test_offset) % test_interval != 0) {
+      line << "test_interval " << test_interval;
+      if (test_offset != 0) line << " after test_offset " << test_offset;
+      line << " does not divide it, so, as in Caffe, none";
     } else {
       line << "training stopped before its test";
     }
@@ -220,7 +223,9 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   }
   DT_LOG(INFO) << "Starting Optimization";
   DT_RETURN_IF_ERROR(trainer.Solve());
-  if (tested) DT_LOG(INFO) << LastTestLine(last_test, solver->iter(), param.test_interval());
+  if (tested)
+    DT_LOG(INFO) << LastTestLine(last_test, solver->iter(), param.test_interval(),
+                                 param.test_offset());
   // Training is done and its snapshots are written; an output that lost records still fails the
   // run, so that a job never ends with an incomplete record in silence.
   if (metrics) DT_RETURN_IF_ERROR(metrics->status());

@@ -248,6 +248,11 @@ StatusOr<RankJob> ResolveRankJob(const JobRequest& request) {
         "solver's; with --global-batch the batch stays the solver's, so the "
         "two do not go together");
   }
+  if (solver.lr_scaling() == SolverParameter::LINEAR && solver.lr_policy() == "multifixed") {
+    return InvalidArgument(
+        "lr_scaling: LINEAR scales base_lr, which lr_policy \"multifixed\" does not use (its "
+        "rates are stagelr): scale stagelr in the file instead");
+  }
   if (solver.lr_scaling() == SolverParameter::LINEAR && request.world > 1) {
     std::ostringstream change;
     change << "lr_scaling: LINEAR: base_lr " << solver.base_lr() << " x " << request.world

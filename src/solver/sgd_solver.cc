@@ -54,7 +54,7 @@ void SgdSolver::InitHistory() {
 }
 
 void SgdSolver::ApplyUpdate() {
-  const float rate = LearningRate(param_, iter_);
+  const float rate = LearningRate(param_, iter_, current_step_);
   if (param_.lr_policy() == "multistep") {
     while (current_step_ < param_.stepvalue_size() && iter_ >= param_.stepvalue(current_step_)) {
       ++current_step_;
@@ -63,8 +63,11 @@ void SgdSolver::ApplyUpdate() {
   }
   ClipGradients();
   const auto& params = net_->learnable_params();
+  local_rates_.resize(params.size());
   for (int i = 0; i < static_cast<int>(params.size()); ++i) {
     Normalize(i);
+    // LARS takes its norms before weight decay, as Intel Caffe does.
+    local_rates_[i] = param_.local_lr_auto() ? LarsRate(i) : net_->params_lr()[i];
     Regularize(i);
     ComputeUpdateValue(i, rate);
   }
@@ -121,10 +124,38 @@ void SgdSolver::Regularize(int param_id) {
   }
 }
 
+float SgdSolver::LarsRate(int param_id) const {
+  const Tensor* p = net_->learnable_params()[param_id];
+  const float lr_mult = net_->params_lr()[param_id];
+  if (lr_mult <= 0.f) return lr_mult;  // lr_mult only gates: a frozen blob stays frozen
+  const float* x = p->data();
+  const float* d = p->diff();
+  const int64_t n = p->count();
+  // One serial sum in a fixed order: every rank of a data-parallel job, whatever its threads or
+  // vector width, gets the very same rate, so the replicas stay identical.
+  double x_sumsq = 0, d_sumsq = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    x_sumsq += static_cast<double>(x[j]) * x[j];
+    d_sumsq += static_cast<double>(d[j]) * d[j];
+  }
+  const float w_norm = static_cast<float>(std::sqrt(x_sumsq));
+  const float d_norm = static_cast<float>(std::sqrt(d_sumsq));
+  if (w_norm > 0.f && d_norm > 0.f) {
+    return param_.local_gw_ratio() * w_norm / (d_norm + param_.weight_decay() * w_norm);
+  }
+  return 1.f;
+}
+
 void SgdSolver::ComputeUpdateValue(int param_id, float rate) {
   Tensor* p = net_->learnable_params()[param_id];
-  const float local_rate = rate * net_->params_lr()[param_id];
-  const float momentum = param_.momentum();
+  const float local_rate = rate * local_rates_[param_id];
+  float momentum = param_.momentum();
+  if (InWarmup(param_, iter_)) {
+    // Intel Caffe's momentum correction during warmup. Where the previous rate is 0 (a warmup
+    // from 0) Intel Caffe divides by it and trains on NaN; the momentum then stays as it is.
+    const float previous = WarmupRate(param_, iter_ - 1);
+    if (previous > 0.f) momentum = momentum * (rate / previous);
+  }
   float* h = history_[param_id]->mutable_data();
   float* d = p->mutable_diff();
   const int64_t n = p->count();

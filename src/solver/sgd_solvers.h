@@ -2,8 +2,10 @@
 // RMSProp, AdaDelta and Adam, with Caffe's exact formulas (see each ComputeUpdateValue).
 //
 // SgdSolver::ApplyUpdate does what every rule shares: learning rate from the policy, gradient
-// clipping (clip_gradients, over the global L2 norm), normalisation by iter_size, weight decay
-// (L2 or L1, scaled by each parameter's decay_mult), then the rule, then data -= diff.
+// clipping (clip_gradients, over the global L2 norm), normalisation by iter_size, each
+// parameter's rate (its lr_mult, or with local_lr_auto Intel Caffe's LARS, from the norms before
+// decay), weight decay (L2 or L1, scaled by each parameter's decay_mult), then the rule, then
+// data -= diff. SGD's rule also applies Intel Caffe's momentum correction during warmup.
 // `history_` holds the rule's per-parameter state (two tensors per parameter for AdaDelta and
 // Adam: history then update/second moment), saved in and restored from the .solverstate in
 // Caffe's order.
@@ -35,8 +37,13 @@ class SgdSolver : public Solver {
   void InitHistory();
 
   std::vector<std::unique_ptr<Tensor>> history_;
+  // Each parameter's rate multiplier for this update: its lr_mult, or LarsRate.
+  std::vector<float> local_rates_;
 
  private:
+  // Intel Caffe's LARS multiplier (local_lr_auto): local_gw_ratio * |w| / (|dw| + weight_decay *
+  // |w|), 1 where a norm is 0, and lr_mult itself where it is 0 or less. Norms summed in double.
+  float LarsRate(int param_id) const;
   void ClipGradients();
   void Normalize(int param_id);
   void Regularize(int param_id);

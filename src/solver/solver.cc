@@ -154,9 +154,7 @@ Status Solver::Solve() {
     DT_RETURN_IF_ERROR(AverageOverProcesses(&smoothed));
     DT_LOG(INFO) << "Iteration " << iter_ << ", loss = " << static_cast<float>(smoothed[0]);
   }
-  if (param_.test_interval() && iter_ % param_.test_interval() == 0) {
-    DT_RETURN_IF_ERROR(TestAll().status());
-  }
+  if (TestDue()) DT_RETURN_IF_ERROR(TestAll().status());
   DT_LOG(INFO) << "Optimization Done.";
   return Status::Ok();
 }
@@ -171,8 +169,7 @@ Status Solver::Step(int iters) {
   int interval_iters = 0;
   while (iter_ < stop_iter) {
     net_->ClearParamDiffs();
-    if (param_.test_interval() && iter_ % param_.test_interval() == 0 &&
-        (iter_ > 0 || param_.test_initialization()) && !test_nets_.empty()) {
+    if (TestDue() && (iter_ > 0 || param_.test_initialization()) && !test_nets_.empty()) {
       DT_RETURN_IF_ERROR(TestAll().status());
       interval_start = Clock::now();  // test time is not training throughput
       interval_iters = 0;
@@ -208,8 +205,9 @@ Status Solver::Step(int iters) {
       interval_start = Clock::now();
       interval_iters = 0;
     }
+    if (param_.lr_policy() == "plateau") DT_RETURN_IF_ERROR(AdvancePlateau());
     const auto update_start = Timeline::Clock::now();
-    ApplyUpdate();
+    if (!param_.disabled_update()) ApplyUpdate();
     if (timeline_)
       timeline_->Add("update", Timeline::kTraining, update_start, Timeline::Clock::now());
     ++iter_;
@@ -222,6 +220,33 @@ Status Solver::Step(int iters) {
       stopped_early_ = true;
       break;
     }
+  }
+  return Status::Ok();
+}
+
+bool Solver::TestDue() const {
+  // C++'s remainder, as Intel Caffe's: before test_offset, (iter - test_offset) is negative.
+  return param_.test_interval() > 0 && (iter_ - param_.test_offset()) % param_.test_interval() == 0;
+}
+
+Status Solver::AdvancePlateau() {
+  std::vector<double> smoothed = {smoothed_loss_};
+  DT_RETURN_IF_ERROR(AverageOverProcesses(&smoothed));
+  const float loss = static_cast<float>(smoothed[0]);
+  if (loss < minimum_loss_) {
+    minimum_loss_ = loss;
+    iter_last_event_ = iter_;
+  }
+  if (current_step_ < param_.plateau_winsize_size() &&
+      iter_ >= iter_last_event_ + param_.plateau_winsize(current_step_)) {
+    ++current_step_;
+    iter_last_event_ = iter_;
+    DT_LOG(INFO) << "Plateau Status: Iteration " << iter_ << ", step = " << current_step_;
+  }
+  if (param_.display() && iter_ % param_.display() == 0 &&
+      iter_last_event_ > iter_ - param_.display()) {
+    DT_LOG(INFO) << "Plateau Status: Iteration " << iter_
+                 << ", current minimum_loss = " << minimum_loss_;
   }
   return Status::Ok();
 }
@@ -256,7 +281,7 @@ Status Solver::Display(double seconds, int iters) {
   IterationReport report;
   report.iter = iter_;
   report.loss = static_cast<float>(values[0]);
-  report.learning_rate = LearningRate(param_, iter_);
+  report.learning_rate = LearningRate(param_, iter_, current_step_);
   report.iters_per_second = seconds > 0 ? iters / seconds : 0;
   report.ranks = collectives_.shares;
   report.images_per_second = report.iters_per_second * images_per_iteration_ * report.ranks;
@@ -364,7 +389,7 @@ Status Solver::Diverged(const std::string& what) const {
     message += ": the input data hold non-finite values (the learning rate is not the cause)";
   } else {
     std::ostringstream lr;
-    lr << LearningRate(param_, iter_);
+    lr << LearningRate(param_, iter_, current_step_);
     message += " (the learning rate is " + lr.str() + "; try a smaller base_lr)";
   }
   return InvalidArgument(message + ". No snapshot is written of these weights.");
@@ -400,6 +425,10 @@ Status Solver::Snapshot() {
   state.set_iter(iter_);
   state.set_learned_net(model_path);
   state.set_current_step(current_step_);
+  if (param_.lr_policy() == "plateau") {
+    state.set_minimum_loss(minimum_loss_);
+    state.set_iter_last_event(iter_last_event_);
+  }
   SnapshotSolverState(&state);
   for (size_t i = 0; i < net_->layers().size(); ++i) {
     const std::string layer_state = net_->layers()[i]->SaveState();
@@ -444,18 +473,37 @@ Status Solver::Restore(const SolverState& state, const NetParameter* weights,
     return DataLoss(origin + ": iter is " + std::to_string(state.iter()) +
                     "; a snapshot's iteration cannot be negative (damaged file?)");
   }
-  if (state.current_step() < 0 || state.current_step() > param_.stepvalue_size()) {
+  // The step counts stepvalue (multistep) or plateau_winsize (plateau) entries passed; for the
+  // other policies it is not used (Caffe writes iter / stepsize there under "step").
+  const bool plateau = param_.lr_policy() == "plateau";
+  const int steps = plateau ? param_.plateau_winsize_size() : param_.stepvalue_size();
+  if (state.current_step() < 0 ||
+      ((plateau || param_.lr_policy() == "multistep") && state.current_step() > steps)) {
     return DataLoss(origin + ": current_step is " + std::to_string(state.current_step()) +
-                    "; this solver has " + std::to_string(param_.stepvalue_size()) +
-                    " stepvalue entries, so it must be in [0, " +
-                    std::to_string(param_.stepvalue_size()) +
+                    "; this solver has " + std::to_string(steps) +
+                    (plateau ? " plateau_winsize" : " stepvalue") +
+                    " entries, so it must be in [0, " + std::to_string(steps) +
                     "] (damaged file, or another solver's?)");
+  }
+  if (plateau && (std::isnan(state.minimum_loss()) || state.iter_last_event() < 0 ||
+                  state.iter_last_event() > state.iter())) {
+    std::ostringstream fields;
+    fields << "minimum_loss " << state.minimum_loss() << " or iter_last_event "
+           << state.iter_last_event();
+    return DataLoss(origin + ": " + fields.str() +
+                    " is out of range: the last event is at or before the snapshot's iteration "
+                    "(damaged file?)");
   }
   if (weights) {
     DT_RETURN_IF_ERROR(net_->CopyTrainedLayersFrom(*weights).WithContext(state.learned_net()));
   }
   iter_ = state.iter();
   current_step_ = state.current_step();
+  if (plateau) {
+    // Caffe's default (1e38) where the file has none, as Intel Caffe reads it.
+    minimum_loss_ = state.minimum_loss();
+    iter_last_event_ = state.iter_last_event();
+  }
   DT_RETURN_IF_ERROR(RestoreSolverState(state).WithContext(origin));
   for (const LayerState& s : state.layer_state()) {
     Layer* layer = net_->layer_by_name(s.layer());

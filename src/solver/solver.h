@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -127,7 +128,7 @@ class Solver {
 
   SolverParameter param_;
   int iter_ = 0;
-  int current_step_ = 0;
+  int current_step_ = 0;  // multistep's or plateau's step
   std::unique_ptr<Net> net_;
   std::vector<std::unique_ptr<Net>> test_nets_;
 
@@ -135,6 +136,12 @@ class Solver {
   Status InitTrainNet();
   Status InitTestNets();
   void UpdateSmoothedLoss(float loss, int start_iter, int average_loss);
+  // The plateau policy, once per iteration before the update: a new minimum of the smoothed loss
+  // (averaged over the processes, so that every one steps at the same iteration) or, after
+  // plateau_winsize[step] iterations without one, the next step.
+  Status AdvancePlateau();
+  // Whether a test pass is due at this iteration (test_interval, test_offset).
+  bool TestDue() const;
   Status Display(double seconds_for_interval, int iters_in_interval);
   // The error that stops a diverged run: `what` went wrong at this iteration, with the first
   // non-finite value found in the net (solver/divergence.h) and what to do about it.
@@ -145,6 +152,10 @@ class Solver {
 
   std::vector<float> losses_;
   float smoothed_loss_ = 0.f;
+  // The plateau policy's lowest smoothed loss (over the processes) and the iteration of its last
+  // new minimum or step, as Intel Caffe keeps them (saved in the .solverstate).
+  float minimum_loss_ = std::numeric_limits<float>::max();
+  int iter_last_event_ = 0;
   int images_per_iteration_ = 0;
   int max_iter_for_eta_ = 0;
   std::vector<DisplayObserver> display_observers_;

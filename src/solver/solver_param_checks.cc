@@ -26,6 +26,25 @@ Status ValidateSolverParameter(const SolverParameter& param) {
     return InvalidArgument("unknown regularization_type \"" + regularization +
                            "\"; supported: L2 (the default), L1");
   }
+  if (param.local_lr_auto()) {
+    // Intel Caffe computes LARS in SGD's update only: under another rule the field did nothing.
+    std::string type = param.type();
+    if (!param.has_type() && param.has_solver_type()) {
+      type = SolverParameter::SolverType_Name(param.solver_type());
+    }
+    if (type != "SGD") {
+      return InvalidArgument(
+          "local_lr_auto (LARS) is part of SGD's update in Intel Caffe; under "
+          "type \"" +
+          type + "\" it never applied: remove it or use type: \"SGD\"");
+    }
+    if (!(param.local_gw_ratio() > 0) || std::isinf(param.local_gw_ratio())) {
+      std::ostringstream got;
+      got << param.local_gw_ratio();
+      return InvalidArgument("local_gw_ratio must be a finite number > 0 with local_lr_auto, got " +
+                             got.str());
+    }
+  }
   if (param.iter_size() < 1) return InvalidArgument("iter_size must be at least 1");
   if (param.average_loss() < 1) return InvalidArgument("average_loss must be at least 1");
   if (param.snapshot_keep() < 0) {
