@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "core/logging.h"
 #include "core/machine_memory.h"
+#include "core/proto_io.h"
 #include "net/layer_type_check.h"
 #include "net/net.h"
 #include "net/net_filter.h"
@@ -30,6 +31,57 @@ Status CheckStructure(const NetParameter& param, const std::string& source) {
     for (const std::string& t : lp.top()) produced.insert(t);
   }
   return Status::Ok();
+}
+
+// The net at `path`, or one error naming everything wrong that reading can find: where the only
+// parse problems are fields the schema lacks, the layer types it lacks too (dtrain check's promise:
+// every unknown field and layer type in one run).
+StatusOr<NetParameter> ReadNetNamingAll(const std::string& path) {
+  NetParameter net;
+  bool rest_parsed = false;
+  const Status read = ReadTextProto(path, &net, &rest_parsed);
+  if (read.ok()) return ReadNetParameter(path);
+  if (!rest_parsed) return read;
+  std::string message = read.message();
+  StatusOr<NetParameter> current = UpgradeNetAsNeeded(net, path);
+  if (current.ok()) {
+    const Status types = CheckLayerTypes(*current, path);
+    if (!types.ok()) message += "\n" + types.message();
+  }
+  return InvalidArgument(message);
+}
+
+// The solver at `path`, or one error naming everything wrong that reading can find: where the
+// only parse problems are fields the schema lacks, also what is wrong with the nets it names.
+StatusOr<SolverParameter> ReadSolverNamingAll(const std::string& path) {
+  SolverParameter solver;
+  bool rest_parsed = false;
+  const Status read = ReadTextProto(path, &solver, &rest_parsed);
+  if (read.ok()) return ReadSolverParameter(path);
+  if (!rest_parsed) return read;
+  std::string message = read.message();
+  std::vector<std::string> files(solver.test_net().begin(), solver.test_net().end());
+  if (solver.has_net()) files.insert(files.begin(), solver.net());
+  if (solver.has_train_net()) files.insert(files.begin(), solver.train_net());
+  for (const std::string& file : files) {
+    StatusOr<NetParameter> net = ReadNetNamingAll(file);
+    if (!net.ok()) {
+      message += "\n" + net.status().message();
+    } else if (const Status types = CheckLayerTypes(*net, file); !types.ok()) {
+      message += "\n" + types.message();
+    }
+  }
+  std::vector<std::pair<const NetParameter*, std::string>> inline_nets;
+  if (solver.has_net_param()) inline_nets.push_back({&solver.net_param(), path + " (net_param)"});
+  if (solver.has_train_net_param()) {
+    inline_nets.push_back({&solver.train_net_param(), path + " (train_net_param)"});
+  }
+  for (const auto& [net, source] : inline_nets) {
+    StatusOr<NetParameter> current = UpgradeNetAsNeeded(*net, source);
+    const Status types = current.ok() ? CheckLayerTypes(*current, source) : current.status();
+    if (!types.ok()) message += "\n" + types.message();
+  }
+  return InvalidArgument(message);
 }
 
 // Multiply-adds count twice; element-wise layers count one operation per output value.
@@ -121,16 +173,16 @@ Status RunCheck(const Flags& flags) {
   const bool has_model = flags.Has("model"), has_solver = flags.Has("solver");
   if (has_model == has_solver) return InvalidArgument("give exactly one of --model and --solver");
   if (has_model) {
-    DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetParameter(flags.Get("model")));
+    DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetNamingAll(flags.Get("model")));
     DT_RETURN_IF_ERROR(CheckNet(param, TRAIN, flags.Get("model")));
     DT_RETURN_IF_ERROR(CheckNet(param, TEST, flags.Get("model")));
   } else {
     const std::string path = flags.Get("solver");
-    DT_ASSIGN_OR_RETURN(const SolverParameter solver, ReadSolverParameter(path));
+    DT_ASSIGN_OR_RETURN(const SolverParameter solver, ReadSolverNamingAll(path));
     DT_RETURN_IF_ERROR(ValidateSolverParameter(solver).WithContext(path));
     std::vector<std::pair<NetParameter, std::string>> nets;
     auto load = [&](const std::string& net_path) -> Status {
-      DT_ASSIGN_OR_RETURN(NetParameter p, ReadNetParameter(net_path));
+      DT_ASSIGN_OR_RETURN(NetParameter p, ReadNetNamingAll(net_path));
       nets.emplace_back(std::move(p), net_path);
       return Status::Ok();
     };
@@ -139,7 +191,7 @@ Status RunCheck(const Flags& flags) {
     if (solver.has_net_param()) nets.emplace_back(solver.net_param(), path + " (net_param)");
     if (solver.has_train_net_param()) nets.emplace_back(solver.train_net_param(), path);
     if (nets.empty()) return InvalidArgument(path + ": the solver names no train net");
-    DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TRAIN, nets[0].second));
+    DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TRAIN, nets[0].second, solver.train_state()));
     if (solver.test_iter_size() > 0 && (solver.has_net() || solver.has_net_param())) {
       // One test net per test_state when the solver gives them (Caffe's stages select data).
       if (solver.test_state_size() == 0) {

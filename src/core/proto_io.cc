@@ -262,8 +262,9 @@ Status CheckWritable(const std::string& path, const pb::Message& msg) {
 
 }  // namespace
 
-Status ParseTextProto(const std::string& text, const std::string& name_for_errors,
-                      pb::Message* msg) {
+Status ParseTextProto(const std::string& text, const std::string& name_for_errors, pb::Message* msg,
+                      bool* rest_parsed) {
+  if (rest_parsed) *rest_parsed = false;
   const std::string too_deep = TextNestingError(text, name_for_errors);
   if (!too_deep.empty()) return InvalidArgument(too_deep);
   TextErrorCollector errors(name_for_errors, text);
@@ -274,14 +275,16 @@ Status ParseTextProto(const std::string& text, const std::string& name_for_error
   parser.AllowUnknownField(true);
   const bool parsed = parser.ParseFromString(text, msg);
   if (parsed && !errors.has_unknown_fields()) return Status::Ok();
+  if (rest_parsed) *rest_parsed = parsed;  // parsed to the end, unknown fields skipped
   if (!errors.problems().empty()) return InvalidArgument(errors.problems());
   return InvalidArgument(name_for_errors + ": cannot parse as " + msg->GetTypeName());
 }
 
-Status ReadTextProto(const std::string& path, pb::Message* msg) {
+Status ReadTextProto(const std::string& path, pb::Message* msg, bool* rest_parsed) {
+  if (rest_parsed) *rest_parsed = false;
   std::string text;
   DT_RETURN_IF_ERROR(ReadFileToString(path, &text));
-  return ParseTextProto(text, path, msg);
+  return ParseTextProto(text, path, msg, rest_parsed);
 }
 
 Status ReadBinaryProto(const std::string& path, pb::Message* msg) {

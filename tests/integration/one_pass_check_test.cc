@@ -83,5 +83,56 @@ TEST(OnePassCheck, EveryUnknownLayerTypeIsNamedWithItsHint) {
                     "supported types: ");
 }
 
+// A file with unknown fields and unknown layer types: `dtrain check` names both in one run (the
+// types were not listed once a field was unknown), and `check --solver` with unknown fields of
+// its own still reads its nets and names what they lack.
+TEST(OnePassCheck, UnknownFieldsAndUnknownTypesAreNamedInOneRun) {
+  testing::TempDir dir;
+  WriteTextFile(dir.Path("intel.prototxt"),
+                "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
+                "layer { name: 'c' type: 'Convolution' bottom: 'data' top: 'c'\n"
+                "        convolution_param { num_output: 2 kernel_size: 3 conv_algorithm: 'x' } }\n"
+                "layer { name: 'rpn' type: 'Python' bottom: 'c' top: 'r' }\n");
+  const std::string net = dir.Path("intel.prototxt");
+  const std::string field = net + ":3:58: unknown field \"conv_algorithm\" in ConvolutionParameter";
+  const std::string types = net +
+                            ": 1 layer(s) of a type dtrain does not have:\n"
+                            "  layer 'rpn': unknown layer type \"Python\"";
+  auto r = RunDtrain("check --model=" + net);
+  EXPECT_FAILS_WITH(r, field + "\n" + types);
+  WriteTextFile(dir.Path("solver.prototxt"),
+                "net: '" + net + "'\nbase_lr: 0.1 lr_policy: 'fixed'\nmulti_phase: 1\n");
+  r = RunDtrain("check --solver=" + dir.Path("solver.prototxt"));
+  EXPECT_FAILS_WITH(r, dir.Path("solver.prototxt") +
+                           ":3:1: unknown field \"multi_phase\" in SolverParameter\n" + field +
+                           "\n" + types);
+}
+
+// check --solver builds the train net with the solver's train_state, as train does: a layer of a
+// stage the solver's train_state leaves out is not checked.
+TEST(OnePassCheck, TheSolversTrainStateSelectsTheTrainNetsLayers) {
+  testing::TempDir dir;
+  WriteTextFile(dir.Path("net.prototxt"),
+                "layer { name: 'data' type: 'DummyData' top: 'data' top: 'label'\n"
+                "  dummy_data_param { shape { dim: 2 dim: 4 } shape { dim: 2 } } }\n"
+                "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip'\n"
+                "  inner_product_param { num_output: 3 } }\n"
+                "layer { name: 'bad' type: 'InnerProduct' bottom: 'missing' top: 'x'\n"
+                "  inner_product_param { num_output: 3 } include { stage: 'other' } }\n"
+                "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip' bottom: 'label' }\n");
+  WriteTextFile(dir.Path("solver.prototxt"),
+                "net: '" + dir.Path("net.prototxt") +
+                    "' base_lr: 0.1 lr_policy: 'fixed' train_state { stage: 'mine' }\n");
+  auto r = RunDtrain("check --solver=" + dir.Path("solver.prototxt"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  WriteTextFile(dir.Path("other.prototxt"),
+                "net: '" + dir.Path("net.prototxt") +
+                    "' base_lr: 0.1 lr_policy: 'fixed' train_state { stage: 'other' }\n");
+  r = RunDtrain("check --solver=" + dir.Path("other.prototxt"));
+  EXPECT_FAILS_WITH(r,
+                    "layer 'bad' (InnerProduct): bottom 'missing' is not produced by any "
+                    "earlier layer");
+}
+
 }  // namespace
 }  // namespace dtrain
