@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cli/command.h"
+#include "cli/net_state_flags.h"
 #include "core/logging.h"
 #include "core/machine_memory.h"
 #include "core/proto_io.h"
@@ -12,6 +13,7 @@
 #include "net/net.h"
 #include "net/net_filter.h"
 #include "net/read_net.h"
+#include "solver/net_loading.h"
 #include "solver/solver_param_checks.h"
 #include "solver/upgrade_solver.h"
 
@@ -148,13 +150,13 @@ Status CheckNet(const NetParameter& param, Phase phase, const std::string& sourc
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(param));
   DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
-  DT_RETURN_IF_ERROR(CheckStructure(filtered, source));
+  DT_RETURN_IF_ERROR(CheckStructure(filtered, source + " (" + DescribeNetState(state) + ")"));
   SetLogToStderr(false);  // the table, not the build log, is the output
   auto net = Net::Create(param, state, 1701);
   SetLogToStderr(true);
   // A phase that fails prints nothing but its error.
   if (!net.ok() && net.status().code() != StatusCode::kNotFound) {
-    return net.status().WithContext(source);
+    return net.status().WithContext(source + " (" + DescribeNetState(state) + ")");
   }
   std::printf("\n%s, phase %s: %d layers\n", source.c_str(), phase == TRAIN ? "TRAIN" : "TEST",
               filtered.layer_size());
@@ -174,9 +176,15 @@ Status RunCheck(const Flags& flags) {
   if (has_model == has_solver) return InvalidArgument("give exactly one of --model and --solver");
   if (has_model) {
     DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetNamingAll(flags.Get("model")));
-    DT_RETURN_IF_ERROR(CheckNet(param, TRAIN, flags.Get("model")));
-    DT_RETURN_IF_ERROR(CheckNet(param, TEST, flags.Get("model")));
+    DT_ASSIGN_OR_RETURN(const NetState stages, NetStateFromFlags(flags, TRAIN));
+    DT_RETURN_IF_ERROR(CheckNet(param, TRAIN, flags.Get("model"), stages));
+    DT_RETURN_IF_ERROR(CheckNet(param, TEST, flags.Get("model"), stages));
   } else {
+    if (flags.Has("stage") || flags.Has("level")) {
+      return InvalidArgument(
+          "--stage and --level go with --model; a solver's train_state and test_state give its "
+          "nets' stages and levels");
+    }
     const std::string path = flags.Get("solver");
     DT_ASSIGN_OR_RETURN(const SolverParameter solver, ReadSolverNamingAll(path));
     DT_RETURN_IF_ERROR(ValidateSolverParameter(solver).WithContext(path));
@@ -220,7 +228,7 @@ Command CheckCommand() {
   return {"check",
           "parse and validate a net or solver; print layers, shapes, parameters and FLOPs",
           "",
-          {{"model", "net prototxt"}, {"solver", "solver prototxt"}},
+          {{"model", "net prototxt"}, {"solver", "solver prototxt"}, StageFlag(), LevelFlag()},
           RunCheck};
 }
 

@@ -134,5 +134,37 @@ TEST(OnePassCheck, TheSolversTrainStateSelectsTheTrainNetsLayers) {
                     "earlier layer");
 }
 
+// --stage and --level, as Caffe's tools take them, for check, test and time; an error building a
+// net says the phase, stages and level it was built for.
+TEST(OnePassCheck, StageAndLevelSelectLayersAndErrorsNameThem) {
+  testing::TempDir dir;
+  WriteTextFile(dir.Path("st.prototxt"),
+                "layer { name: 'data' type: 'Input' top: 'data'\n"
+                "  input_param { shape { dim: 1 dim: 4 } } }\n"
+                "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip'\n"
+                "  inner_product_param { num_output: 2 } }\n"
+                "layer { name: 'deploy_only' type: 'InnerProduct' bottom: 'nothing' top: 'x'\n"
+                "  inner_product_param { num_output: 2 } include { stage: 'deploy' } }\n"
+                "layer { name: 'deep' type: 'Reshape' bottom: 'ip' top: 'r'\n"
+                "  reshape_param { shape { dim: 7 } } include { min_level: 2 } }\n");
+  const std::string net = dir.Path("st.prototxt");
+  EXPECT_EQ(RunDtrain("check --model=" + net).exit_code, 0);
+  EXPECT_FAILS_WITH(RunDtrain("check --model=" + net + " --stage=deploy,other"),
+                    net +
+                        " (phase TRAIN, stages 'deploy', 'other'): layer 'deploy_only' "
+                        "(InnerProduct): bottom 'nothing' is not produced by any earlier layer");
+  const std::string deep = " (phase TEST, level 3): layer 'deep' (Reshape): top shape 7";
+  EXPECT_FAILS_WITH(RunDtrain("check --model=" + net + " --level=3"), "(phase TRAIN, level 3)");
+  EXPECT_FAILS_WITH(RunDtrain("test --iterations=1 --model=" + net + " --level=3"), net + deep);
+  EXPECT_FAILS_WITH(RunDtrain("time --iterations=1 --model=" + net + " --level=3"),
+                    net + " (phase TRAIN, level 3): layer 'deep'");
+  EXPECT_EQ(RunDtrain("time --iterations=1 --model=" + net + " --level=1").exit_code, 0);
+  EXPECT_FAILS_WITH(RunDtrain("test --model=" + net + " --stage=a,,b"),
+                    "--stage=a,,b has an empty stage name");
+  WriteTextFile(dir.Path("s.prototxt"), "net: '" + net + "' base_lr: 1 lr_policy: 'fixed'\n");
+  EXPECT_FAILS_WITH(RunDtrain("check --solver=" + dir.Path("s.prototxt") + " --stage=x"),
+                    "--stage and --level go with --model");
+}
+
 }  // namespace
 }  // namespace dtrain
