@@ -9,6 +9,7 @@
 #include "core/logging.h"
 #include "core/machine_memory.h"
 #include "core/proto_io.h"
+#include "net/filler_check.h"
 #include "net/layer_type_check.h"
 #include "net/net.h"
 #include "net/net_filter.h"
@@ -145,7 +146,14 @@ void PrintTable(const Net& net) {
 // `stages` adds a solver's test_state (stages, level) to the phase.
 Status CheckNet(const NetParameter& param, Phase phase, const std::string& source,
                 const NetState& stages = NetState()) {
-  DT_RETURN_IF_ERROR(CheckLayerTypes(param, source));  // every phase's, all named at once
+  // Every phase's unknown layer types and fillers, all named at once, with or without the data.
+  const Status types = CheckLayerTypes(param, source);
+  const Status fillers = CheckFillers(param, source);
+  if (!types.ok() || !fillers.ok()) {
+    return Unsupported(types.ok()     ? fillers.message()
+                       : fillers.ok() ? types.message()
+                                      : types.message() + "\n" + fillers.message());
+  }
   NetState state(stages);
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(param));

@@ -166,5 +166,32 @@ TEST(OnePassCheck, StageAndLevelSelectLayersAndErrorsNameThem) {
                     "--stage and --level go with --model");
 }
 
+// A filler dtrain lacks is named by check whether or not the net's data exists (the net is built,
+// and its fillers met, only when it does: Intel's "gabor" passed check without its LMDB).
+TEST(OnePassCheck, UnknownFillersAreNamedWithoutTheData) {
+  testing::TempDir dir;
+  WriteTextFile(dir.Path("g.prototxt"),
+                "layer { name: 'data' type: 'Data' top: 'data' top: 'label'\n"
+                "  data_param { source: '" +
+                    dir.Path("no_lmdb") +
+                    "' batch_size: 2 backend: LMDB } }\n"
+                    "layer { name: 'c' type: 'Convolution' bottom: 'data' top: 'c'\n"
+                    "  convolution_param { num_output: 2 kernel_size: 3\n"
+                    "    weight_filler { type: 'gabor' } bias_filler { type: 'constant' } } }\n"
+                    "layer { name: 'z' type: 'DummyData' top: 'z'\n"
+                    "  dummy_data_param { shape { dim: 1 } data_filler { type: 'cosine' } } }\n"
+                    "layer { name: 'w' type: 'Warp' bottom: 'c' top: 'w' }\n");
+  EXPECT_FAILS_WITH(RunDtrain("check --model=" + dir.Path("g.prototxt")),
+                    "  layer 'w': unknown layer type \"Warp\"\nsupported types: ");
+  EXPECT_FAILS_WITH(RunDtrain("check --model=" + dir.Path("g.prototxt")),
+                    dir.Path("g.prototxt") +
+                        ": 2 filler(s) dtrain does not have:\n"
+                        "  layer 'c': convolution_param.weight_filler: unknown filler type "
+                        "\"gabor\"; supported: constant, uniform, gaussian, xavier, msra, "
+                        "bilinear, positive_unitball\n"
+                        "  layer 'z': dummy_data_param.data_filler[0]: unknown filler type "
+                        "\"cosine\"");
+}
+
 }  // namespace
 }  // namespace dtrain
