@@ -5,12 +5,16 @@
 #include <set>
 
 #include "cli/command.h"
+#include "cli/net_state_flags.h"
 #include "core/logging.h"
 #include "core/machine_memory.h"
+#include "core/proto_io.h"
+#include "net/filler_check.h"
 #include "net/layer_type_check.h"
 #include "net/net.h"
 #include "net/net_filter.h"
 #include "net/read_net.h"
+#include "solver/net_loading.h"
 #include "solver/solver_param_checks.h"
 #include "solver/upgrade_solver.h"
 
@@ -30,6 +34,57 @@ Status CheckStructure(const NetParameter& param, const std::string& source) {
     for (const std::string& t : lp.top()) produced.insert(t);
   }
   return Status::Ok();
+}
+
+// The net at `path`, or one error naming everything wrong that reading can find: where the only
+// parse problems are fields the schema lacks, the layer types it lacks too (dtrain check's promise:
+// every unknown field and layer type in one run).
+StatusOr<NetParameter> ReadNetNamingAll(const std::string& path) {
+  NetParameter net;
+  bool rest_parsed = false;
+  const Status read = ReadTextProto(path, &net, &rest_parsed);
+  if (read.ok()) return ReadNetParameter(path);
+  if (!rest_parsed) return read;
+  std::string message = read.message();
+  StatusOr<NetParameter> current = UpgradeNetAsNeeded(net, path);
+  if (current.ok()) {
+    const Status types = CheckLayerTypes(*current, path);
+    if (!types.ok()) message += "\n" + types.message();
+  }
+  return InvalidArgument(message);
+}
+
+// The solver at `path`, or one error naming everything wrong that reading can find: where the
+// only parse problems are fields the schema lacks, also what is wrong with the nets it names.
+StatusOr<SolverParameter> ReadSolverNamingAll(const std::string& path) {
+  SolverParameter solver;
+  bool rest_parsed = false;
+  const Status read = ReadTextProto(path, &solver, &rest_parsed);
+  if (read.ok()) return ReadSolverParameter(path);
+  if (!rest_parsed) return read;
+  std::string message = read.message();
+  std::vector<std::string> files(solver.test_net().begin(), solver.test_net().end());
+  if (solver.has_net()) files.insert(files.begin(), solver.net());
+  if (solver.has_train_net()) files.insert(files.begin(), solver.train_net());
+  for (const std::string& file : files) {
+    StatusOr<NetParameter> net = ReadNetNamingAll(file);
+    if (!net.ok()) {
+      message += "\n" + net.status().message();
+    } else if (const Status types = CheckLayerTypes(*net, file); !types.ok()) {
+      message += "\n" + types.message();
+    }
+  }
+  std::vector<std::pair<const NetParameter*, std::string>> inline_nets;
+  if (solver.has_net_param()) inline_nets.push_back({&solver.net_param(), path + " (net_param)"});
+  if (solver.has_train_net_param()) {
+    inline_nets.push_back({&solver.train_net_param(), path + " (train_net_param)"});
+  }
+  for (const auto& [net, source] : inline_nets) {
+    StatusOr<NetParameter> current = UpgradeNetAsNeeded(*net, source);
+    const Status types = current.ok() ? CheckLayerTypes(*current, source) : current.status();
+    if (!types.ok()) message += "\n" + types.message();
+  }
+  return InvalidArgument(message);
 }
 
 // Multiply-adds count twice; element-wise layers count one operation per output value.
@@ -91,18 +146,25 @@ void PrintTable(const Net& net) {
 // `stages` adds a solver's test_state (stages, level) to the phase.
 Status CheckNet(const NetParameter& param, Phase phase, const std::string& source,
                 const NetState& stages = NetState()) {
-  DT_RETURN_IF_ERROR(CheckLayerTypes(param, source));  // every phase's, all named at once
+  // Every phase's unknown layer types and fillers, all named at once, with or without the data.
+  const Status types = CheckLayerTypes(param, source);
+  const Status fillers = CheckFillers(param, source);
+  if (!types.ok() || !fillers.ok()) {
+    return Unsupported(types.ok()     ? fillers.message()
+                       : fillers.ok() ? types.message()
+                                      : types.message() + "\n" + fillers.message());
+  }
   NetState state(stages);
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(param));
   DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
-  DT_RETURN_IF_ERROR(CheckStructure(filtered, source));
+  DT_RETURN_IF_ERROR(CheckStructure(filtered, source + " (" + DescribeNetState(state) + ")"));
   SetLogToStderr(false);  // the table, not the build log, is the output
   auto net = Net::Create(param, state, 1701);
   SetLogToStderr(true);
   // A phase that fails prints nothing but its error.
   if (!net.ok() && net.status().code() != StatusCode::kNotFound) {
-    return net.status().WithContext(source);
+    return net.status().WithContext(source + " (" + DescribeNetState(state) + ")");
   }
   std::printf("\n%s, phase %s: %d layers\n", source.c_str(), phase == TRAIN ? "TRAIN" : "TEST",
               filtered.layer_size());
@@ -121,16 +183,22 @@ Status RunCheck(const Flags& flags) {
   const bool has_model = flags.Has("model"), has_solver = flags.Has("solver");
   if (has_model == has_solver) return InvalidArgument("give exactly one of --model and --solver");
   if (has_model) {
-    DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetParameter(flags.Get("model")));
-    DT_RETURN_IF_ERROR(CheckNet(param, TRAIN, flags.Get("model")));
-    DT_RETURN_IF_ERROR(CheckNet(param, TEST, flags.Get("model")));
+    DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetNamingAll(flags.Get("model")));
+    DT_ASSIGN_OR_RETURN(const NetState stages, NetStateFromFlags(flags, TRAIN));
+    DT_RETURN_IF_ERROR(CheckNet(param, TRAIN, flags.Get("model"), stages));
+    DT_RETURN_IF_ERROR(CheckNet(param, TEST, flags.Get("model"), stages));
   } else {
+    if (flags.Has("stage") || flags.Has("level")) {
+      return InvalidArgument(
+          "--stage and --level go with --model; a solver's train_state and test_state give its "
+          "nets' stages and levels");
+    }
     const std::string path = flags.Get("solver");
-    DT_ASSIGN_OR_RETURN(const SolverParameter solver, ReadSolverParameter(path));
+    DT_ASSIGN_OR_RETURN(const SolverParameter solver, ReadSolverNamingAll(path));
     DT_RETURN_IF_ERROR(ValidateSolverParameter(solver).WithContext(path));
     std::vector<std::pair<NetParameter, std::string>> nets;
     auto load = [&](const std::string& net_path) -> Status {
-      DT_ASSIGN_OR_RETURN(NetParameter p, ReadNetParameter(net_path));
+      DT_ASSIGN_OR_RETURN(NetParameter p, ReadNetNamingAll(net_path));
       nets.emplace_back(std::move(p), net_path);
       return Status::Ok();
     };
@@ -139,7 +207,7 @@ Status RunCheck(const Flags& flags) {
     if (solver.has_net_param()) nets.emplace_back(solver.net_param(), path + " (net_param)");
     if (solver.has_train_net_param()) nets.emplace_back(solver.train_net_param(), path);
     if (nets.empty()) return InvalidArgument(path + ": the solver names no train net");
-    DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TRAIN, nets[0].second));
+    DT_RETURN_IF_ERROR(CheckNet(nets[0].first, TRAIN, nets[0].second, solver.train_state()));
     if (solver.test_iter_size() > 0 && (solver.has_net() || solver.has_net_param())) {
       // One test net per test_state when the solver gives them (Caffe's stages select data).
       if (solver.test_state_size() == 0) {
@@ -168,7 +236,7 @@ Command CheckCommand() {
   return {"check",
           "parse and validate a net or solver; print layers, shapes, parameters and FLOPs",
           "",
-          {{"model", "net prototxt"}, {"solver", "solver prototxt"}},
+          {{"model", "net prototxt"}, {"solver", "solver prototxt"}, StageFlag(), LevelFlag()},
           RunCheck};
 }
 

@@ -11,6 +11,12 @@
 namespace dtrain {
 namespace {
 
+NetState TestState() {
+  NetState state;
+  state.set_phase(TEST);
+  return state;
+}
+
 Status RunExportOnnx(const Flags& flags) {
   const std::string model = flags.Get("model");
   const std::string output = flags.Get("output");
@@ -34,8 +40,9 @@ Status RunExportOnnx(const Flags& flags) {
   if (weights.empty()) {
     DT_LOG(WARNING) << "No --weights: the model holds the net's initial (filler) values";
   }
-  DT_ASSIGN_OR_RETURN(std::unique_ptr<Net> net,
-                      LoadNetForPhase(model, TEST, weights, flags.GetBool("weights-strict"), ""));
+  DT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Net> net,
+      LoadNetForPhase(model, TestState(), weights, flags.GetBool("weights-strict"), ""));
   DT_ASSIGN_OR_RETURN(const onnx::ModelProto onnx_model, ExportOnnx(*net, options));
   DT_RETURN_IF_ERROR(WriteOnnxModel(onnx_model, output));
   const OnnxModelSummary s = Summarize(onnx_model);

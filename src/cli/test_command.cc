@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/net_state_flags.h"
 #include "core/logging.h"
 #include "solver/net_loading.h"
 
@@ -12,8 +13,9 @@ Status RunTest(const Flags& flags) {
   DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
   DT_ASSIGN_OR_RETURN(int iterations, flags.GetInt("iterations"));
   if (iterations <= 0) return InvalidArgument("--iterations must be positive");
+  DT_ASSIGN_OR_RETURN(const NetState state, NetStateFromFlags(flags, TEST));
   DT_ASSIGN_OR_RETURN(auto net,
-                      LoadNetForPhase(flags.Get("model"), TEST, flags.Get("weights"),
+                      LoadNetForPhase(flags.Get("model"), state, flags.Get("weights"),
                                       flags.GetBool("weights-strict"), flags.Get("engine")));
   LogEngineChoices(*net, flags.GetBool("verbose"));
   DT_LOG(INFO) << "Running for " << iterations << " iterations.";
@@ -53,6 +55,8 @@ Command TestCommand() {
           "score a trained net: mean of its outputs over N TEST-phase batches",
           "",
           {{"model", "net prototxt"},
+           StageFlag(),
+           LevelFlag(),
            {"weights", "trained .caffemodel"},
            {"weights-strict",
             "a layer of the net or of the file with parameters and no namesake "

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/net_state_flags.h"
 #include "core/logging.h"
 #include "solver/net_loading.h"
 
@@ -37,8 +38,9 @@ Status RunTime(const Flags& flags) {
   DT_RETURN_IF_ERROR(ApplyThreadsFlag(flags));
   DT_ASSIGN_OR_RETURN(int iterations, flags.GetInt("iterations"));
   if (iterations <= 0) return InvalidArgument("--iterations must be positive");
+  DT_ASSIGN_OR_RETURN(const NetState state, NetStateFromFlags(flags, TRAIN));
   DT_ASSIGN_OR_RETURN(auto net,
-                      LoadNetForPhase(flags.Get("model"), TRAIN, flags.Get("weights"),
+                      LoadNetForPhase(flags.Get("model"), state, flags.Get("weights"),
                                       flags.GetBool("weights-strict"), flags.Get("engine")));
   LogEngineChoices(*net, flags.GetBool("verbose"));
   const auto& layers = net->layers();
@@ -135,6 +137,8 @@ Command TimeCommand() {
           "time a net's forward and backward passes, layer by layer",
           "",
           {{"model", "net prototxt (TRAIN phase is timed)"},
+           StageFlag(),
+           LevelFlag(),
            {"weights", "optional .caffemodel"},
            {"weights-strict",
             "a layer of the net or of the file with parameters and no namesake "

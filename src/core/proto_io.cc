@@ -178,6 +178,20 @@ class TextErrorCollector : public pb::io::ErrorCollector {
   }
   void Add(int line, int column, const std::string& message) {
     if (!errors_.empty()) errors_ += "\n";
+    // Protobuf places an error at the end of the text on the line after the last newline, past
+    // the file's last line: say the end of the last line, and that the file ended there.
+    const size_t end = text_.find_last_not_of(" \t\r\n");
+    int lines = 0;
+    for (size_t i = 0; i < text_.size() && (end == std::string_view::npos || i <= end); ++i) {
+      lines += text_[i] == '\n';
+    }
+    if (line >= 0 && end != std::string_view::npos && line > lines) {
+      const size_t line_start = text_.rfind('\n', end);
+      const int last_column =
+          static_cast<int>(end - (line_start == std::string_view::npos ? 0 : line_start + 1)) + 1;
+      errors_ += Where(lines, last_column) + ": the file ends here: " + message;
+      return;
+    }
     errors_ += Where(line, column) + ": " + message;
   }
   // 'FILE:LINE:COL: unknown field "ceil_mode" in PoolingParameter (hint)', COL where the name
@@ -262,8 +276,9 @@ Status CheckWritable(const std::string& path, const pb::Message& msg) {
 
 }  // namespace
 
-Status ParseTextProto(const std::string& text, const std::string& name_for_errors,
-                      pb::Message* msg) {
+Status ParseTextProto(const std::string& text, const std::string& name_for_errors, pb::Message* msg,
+                      bool* rest_parsed) {
+  if (rest_parsed) *rest_parsed = false;
   const std::string too_deep = TextNestingError(text, name_for_errors);
   if (!too_deep.empty()) return InvalidArgument(too_deep);
   TextErrorCollector errors(name_for_errors, text);
@@ -274,14 +289,16 @@ Status ParseTextProto(const std::string& text, const std::string& name_for_error
   parser.AllowUnknownField(true);
   const bool parsed = parser.ParseFromString(text, msg);
   if (parsed && !errors.has_unknown_fields()) return Status::Ok();
+  if (rest_parsed) *rest_parsed = parsed;  // parsed to the end, unknown fields skipped
   if (!errors.problems().empty()) return InvalidArgument(errors.problems());
   return InvalidArgument(name_for_errors + ": cannot parse as " + msg->GetTypeName());
 }
 
-Status ReadTextProto(const std::string& path, pb::Message* msg) {
+Status ReadTextProto(const std::string& path, pb::Message* msg, bool* rest_parsed) {
+  if (rest_parsed) *rest_parsed = false;
   std::string text;
   DT_RETURN_IF_ERROR(ReadFileToString(path, &text));
-  return ParseTextProto(text, path, msg);
+  return ParseTextProto(text, path, msg, rest_parsed);
 }
 
 Status ReadBinaryProto(const std::string& path, pb::Message* msg) {

@@ -29,12 +29,16 @@ class Message;
 
 namespace dtrain {
 
-// Parses the prototxt file at `path` into `msg` (cleared first).
-Status ReadTextProto(const std::string& path, google::protobuf::Message* msg);
+// Parses the prototxt file at `path` into `msg` (cleared first). `rest_parsed` (optional) says,
+// when the parse fails, whether the only problems were fields the schema lacks: `msg` then holds
+// everything else, so a caller can check the rest and name every problem of the file in one run.
+Status ReadTextProto(const std::string& path, google::protobuf::Message* msg,
+                     bool* rest_parsed = nullptr);
 
 // Parses prototxt `text` into `msg` (cleared first); errors are prefixed with `name_for_errors`.
+// `rest_parsed` as for ReadTextProto.
 Status ParseTextProto(const std::string& text, const std::string& name_for_errors,
-                      google::protobuf::Message* msg);
+                      google::protobuf::Message* msg, bool* rest_parsed = nullptr);
 
 // Parses the binary protobuf file at `path` into `msg` (cleared first).
 Status ReadBinaryProto(const std::string& path, google::protobuf::Message* msg);

@@ -12,15 +12,26 @@
 
 namespace dtrain {
 
-StatusOr<std::unique_ptr<Net>> LoadNetForPhase(const std::string& model_path, Phase phase,
+std::string DescribeNetState(const NetState& state) {
+  std::string text = state.phase() == TRAIN ? "phase TRAIN" : "phase TEST";
+  for (int i = 0; i < state.stage_size(); ++i) {
+    text += (i == 0 ? ", stages '" : ", '") + state.stage(i) + "'";
+  }
+  if (state.level() != 0) text += ", level " + std::to_string(state.level());
+  return text;
+}
+
+StatusOr<std::unique_ptr<Net>> LoadNetForPhase(const std::string& model_path, const NetState& state,
                                                const std::string& weights, bool weights_strict,
                                                const std::string& engine) {
   if (model_path.empty()) return InvalidArgument("--model is required");
   DT_RETURN_IF_ERROR(ParseEngine(engine).status().WithContext("--engine"));
   DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetParameter(model_path));
-  NetState state;
-  state.set_phase(phase);
-  DT_ASSIGN_OR_RETURN(std::unique_ptr<Net> net, Net::Create(param, state, 1701, engine));
+  StatusOr<std::unique_ptr<Net>> built = Net::Create(param, state, 1701, engine);
+  if (!built.ok()) {
+    return built.status().WithContext(model_path + " (" + DescribeNetState(state) + ")");
+  }
+  std::unique_ptr<Net> net = std::move(*built);
   if (!weights.empty()) DT_RETURN_IF_ERROR(LoadWeights(weights, weights_strict, net.get()));
   return net;
 }

@@ -11,11 +11,15 @@
 
 namespace dtrain {
 
-// `engine` (the --engine flag) forces one engine on every layer when not empty. `weights` is
-// LoadWeights' list (empty: none).
-StatusOr<std::unique_ptr<Net>> LoadNetForPhase(const std::string& model_path, Phase phase,
+// `state` is the phase, with any stages and level (Caffe's --stage, --level). `engine` (the
+// --engine flag) forces one engine on every layer when not empty. `weights` is LoadWeights' list
+// (empty: none). An error building the net says the state it was built for.
+StatusOr<std::unique_ptr<Net>> LoadNetForPhase(const std::string& model_path, const NetState& state,
                                                const std::string& weights, bool weights_strict,
                                                const std::string& engine);
+
+// "phase TEST, stages 'a', 'b', level 1" (stages and level only where set), for errors.
+std::string DescribeNetState(const NetState& state);
 
 // Copies the .caffemodel files of `list` (comma-separated, as Caffe's --weights) into `net`,
 // layer by layer by name, later files over earlier ones, as Caffe does; then says what did not

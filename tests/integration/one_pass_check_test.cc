@@ -83,5 +83,115 @@ TEST(OnePassCheck, EveryUnknownLayerTypeIsNamedWithItsHint) {
                     "supported types: ");
 }
 
+// A file with unknown fields and unknown layer types: `dtrain check` names both in one run (the
+// types were not listed once a field was unknown), and `check --solver` with unknown fields of
+// its own still reads its nets and names what they lack.
+TEST(OnePassCheck, UnknownFieldsAndUnknownTypesAreNamedInOneRun) {
+  testing::TempDir dir;
+  WriteTextFile(dir.Path("intel.prototxt"),
+                "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
+                "layer { name: 'c' type: 'Convolution' bottom: 'data' top: 'c'\n"
+                "        convolution_param { num_output: 2 kernel_size: 3 conv_algorithm: 'x' } }\n"
+                "layer { name: 'rpn' type: 'Python' bottom: 'c' top: 'r' }\n");
+  const std::string net = dir.Path("intel.prototxt");
+  const std::string field = net + ":3:58: unknown field \"conv_algorithm\" in ConvolutionParameter";
+  const std::string types = net +
+                            ": 1 layer(s) of a type dtrain does not have:\n"
+                            "  layer 'rpn': unknown layer type \"Python\"";
+  auto r = RunDtrain("check --model=" + net);
+  EXPECT_FAILS_WITH(r, field + "\n" + types);
+  WriteTextFile(dir.Path("solver.prototxt"),
+                "net: '" + net + "'\nbase_lr: 0.1 lr_policy: 'fixed'\nmulti_phase: 1\n");
+  r = RunDtrain("check --solver=" + dir.Path("solver.prototxt"));
+  EXPECT_FAILS_WITH(r, dir.Path("solver.prototxt") +
+                           ":3:1: unknown field \"multi_phase\" in SolverParameter\n" + field +
+                           "\n" + types);
+}
+
+// check --solver builds the train net with the solver's train_state, as train does: a layer of a
+// stage the solver's train_state leaves out is not checked.
+TEST(OnePassCheck, TheSolversTrainStateSelectsTheTrainNetsLayers) {
+  testing::TempDir dir;
+  WriteTextFile(dir.Path("net.prototxt"),
+                "layer { name: 'data' type: 'DummyData' top: 'data' top: 'label'\n"
+                "  dummy_data_param { shape { dim: 2 dim: 4 } shape { dim: 2 } } }\n"
+                "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip'\n"
+                "  inner_product_param { num_output: 3 } }\n"
+                "layer { name: 'bad' type: 'InnerProduct' bottom: 'missing' top: 'x'\n"
+                "  inner_product_param { num_output: 3 } include { stage: 'other' } }\n"
+                "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip' bottom: 'label' }\n");
+  WriteTextFile(dir.Path("solver.prototxt"),
+                "net: '" + dir.Path("net.prototxt") +
+                    "' base_lr: 0.1 lr_policy: 'fixed' train_state { stage: 'mine' }\n");
+  auto r = RunDtrain("check --solver=" + dir.Path("solver.prototxt"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  WriteTextFile(dir.Path("other.prototxt"),
+                "net: '" + dir.Path("net.prototxt") +
+                    "' base_lr: 0.1 lr_policy: 'fixed' train_state { stage: 'other' }\n");
+  r = RunDtrain("check --solver=" + dir.Path("other.prototxt"));
+  EXPECT_FAILS_WITH(r,
+                    "layer 'bad' (InnerProduct): bottom 'missing' is not produced by any "
+                    "earlier layer");
+}
+
+// --stage and --level, as Caffe's tools take them, for check, test and time; an error building a
+// net says the phase, stages and level it was built for.
+TEST(OnePassCheck, StageAndLevelSelectLayersAndErrorsNameThem) {
+  testing::TempDir dir;
+  WriteTextFile(dir.Path("st.prototxt"),
+                "layer { name: 'data' type: 'Input' top: 'data'\n"
+                "  input_param { shape { dim: 1 dim: 4 } } }\n"
+                "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip'\n"
+                "  inner_product_param { num_output: 2 } }\n"
+                "layer { name: 'deploy_only' type: 'InnerProduct' bottom: 'nothing' top: 'x'\n"
+                "  inner_product_param { num_output: 2 } include { stage: 'deploy' } }\n"
+                "layer { name: 'deep' type: 'Reshape' bottom: 'ip' top: 'r'\n"
+                "  reshape_param { shape { dim: 7 } } include { min_level: 2 } }\n");
+  const std::string net = dir.Path("st.prototxt");
+  EXPECT_EQ(RunDtrain("check --model=" + net).exit_code, 0);
+  EXPECT_FAILS_WITH(RunDtrain("check --model=" + net + " --stage=deploy,other"),
+                    net +
+                        " (phase TRAIN, stages 'deploy', 'other'): layer 'deploy_only' "
+                        "(InnerProduct): bottom 'nothing' is not produced by any earlier layer");
+  const std::string deep = " (phase TEST, level 3): layer 'deep' (Reshape): top shape 7";
+  EXPECT_FAILS_WITH(RunDtrain("check --model=" + net + " --level=3"), "(phase TRAIN, level 3)");
+  EXPECT_FAILS_WITH(RunDtrain("test --iterations=1 --model=" + net + " --level=3"), net + deep);
+  EXPECT_FAILS_WITH(RunDtrain("time --iterations=1 --model=" + net + " --level=3"),
+                    net + " (phase TRAIN, level 3): layer 'deep'");
+  EXPECT_EQ(RunDtrain("time --iterations=1 --model=" + net + " --level=1").exit_code, 0);
+  EXPECT_FAILS_WITH(RunDtrain("test --model=" + net + " --stage=a,,b"),
+                    "--stage=a,,b has an empty stage name");
+  WriteTextFile(dir.Path("s.prototxt"), "net: '" + net + "' base_lr: 1 lr_policy: 'fixed'\n");
+  EXPECT_FAILS_WITH(RunDtrain("check --solver=" + dir.Path("s.prototxt") + " --stage=x"),
+                    "--stage and --level go with --model");
+}
+
+// A filler dtrain lacks is named by check whether or not the net's data exists (the net is built,
+// and its fillers met, only when it does: Intel's "gabor" passed check without its LMDB).
+TEST(OnePassCheck, UnknownFillersAreNamedWithoutTheData) {
+  testing::TempDir dir;
+  WriteTextFile(dir.Path("g.prototxt"),
+                "layer { name: 'data' type: 'Data' top: 'data' top: 'label'\n"
+                "  data_param { source: '" +
+                    dir.Path("no_lmdb") +
+                    "' batch_size: 2 backend: LMDB } }\n"
+                    "layer { name: 'c' type: 'Convolution' bottom: 'data' top: 'c'\n"
+                    "  convolution_param { num_output: 2 kernel_size: 3\n"
+                    "    weight_filler { type: 'gabor' } bias_filler { type: 'constant' } } }\n"
+                    "layer { name: 'z' type: 'DummyData' top: 'z'\n"
+                    "  dummy_data_param { shape { dim: 1 } data_filler { type: 'cosine' } } }\n"
+                    "layer { name: 'w' type: 'Warp' bottom: 'c' top: 'w' }\n");
+  EXPECT_FAILS_WITH(RunDtrain("check --model=" + dir.Path("g.prototxt")),
+                    "  layer 'w': unknown layer type \"Warp\"\nsupported types: ");
+  EXPECT_FAILS_WITH(RunDtrain("check --model=" + dir.Path("g.prototxt")),
+                    dir.Path("g.prototxt") +
+                        ": 2 filler(s) dtrain does not have:\n"
+                        "  layer 'c': convolution_param.weight_filler: unknown filler type "
+                        "\"gabor\"; supported: constant, uniform, gaussian, xavier, msra, "
+                        "bilinear, positive_unitball\n"
+                        "  layer 'z': dummy_data_param.data_filler[0]: unknown filler type "
+                        "\"cosine\"");
+}
+
 }  // namespace
 }  // namespace dtrain

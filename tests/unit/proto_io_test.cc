@@ -138,6 +138,13 @@ TEST_F(ProtoIoTest, TextErrorNamesFileLineAndColumn) {
                      "inline", &net);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message().rfind("inline:3:", 0), 0u) << s.message();
+
+  // A file cut short: the error is at the end of its last line, not on a line past its end.
+  SolverParameter solver;
+  s = ParseTextProto("net: 'n'\nbase_lr: 0.1\nlr_policy: \n\n", "cut", &solver);
+  EXPECT_EQ(s.message(), "cut:3:11: the file ends here: Expected string, got: ") << s.message();
+  s = ParseTextProto("net: 'n'\nnet_param { layer {\n", "open", &solver);
+  EXPECT_EQ(s.message().rfind("open:2:20: the file ends here: ", 0), 0u) << s.message();
 }
 
 TEST_F(ProtoIoTest, MissingRequiredFieldInTextIsAnError) {
