@@ -95,13 +95,18 @@ Status PoolingLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
     w.kernel_h = s.in_h;
     w.kernel_w = s.in_w;
   }
-  if (w.kernel_h > s.in_h + 2 * w.pad_h || w.kernel_w > s.in_w + 2 * w.pad_w) {
-    return Error("kernel " + Pair(w.kernel_h, w.kernel_w) + " is larger than the padded input: " +
-                 "bottom shape " + in.ShapeString() + ", pad " + Pair(w.pad_h, w.pad_w));
-  }
   const bool padded = w.pad_h > 0 || w.pad_w > 0;
   s.out_h = kernels::PooledSize(s.in_h, w.kernel_h, w.pad_h, w.stride_h, round_up_, padded);
   s.out_w = kernels::PooledSize(s.in_w, w.kernel_w, w.pad_w, w.stride_w, round_up_, padded);
+  // A window larger than the padded input is Caffe's too (OpenPose's deploy nets declare a 1x1
+  // input): its formula gives at least one output where the window starts inside, each window
+  // clipped to the input. Where it gives none, Caffe's net would hold an empty or negative shape.
+  if (s.out_h < 1 || s.out_w < 1) {
+    return Error("kernel " + Pair(w.kernel_h, w.kernel_w) + ", stride " +
+                 Pair(w.stride_h, w.stride_w) + " and pad " + Pair(w.pad_h, w.pad_w) +
+                 " leave no output of bottom shape " + in.ShapeString() +
+                 " (Caffe's rounding gives " + Pair(s.out_h, s.out_w) + ")");
+  }
   const std::vector<int> top_shape = {s.batch, s.channels, s.out_h, s.out_w};
   for (Tensor* t : top) t->Reshape(top_shape);
   problem_.argmax_top = top.size() > 1;

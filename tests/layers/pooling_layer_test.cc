@@ -186,11 +186,48 @@ Status SetupError(const std::string& fields, const std::vector<int>& shape, int 
   return layer->Setup({&bottom}, top_vec);
 }
 
-TEST(PoolingLayerTest, KernelLargerThanPaddedInput) {
+// A window larger than the (padded) input, as BVLC Caffe takes it (OpenPose's deploy nets
+// declare a 1x1 input): Caffe's rounding gives one output, its window clipped to the input, and
+// AVE divides by the window's extent within the padded input.
+TEST(PoolingLayerTest, AWindowLargerThanTheInputPoolsItAllAsCaffe) {
+  const struct {
+    std::string fields;
+    std::vector<int> shape;
+    float want;
+  } cases[] = {
+      {"pool: MAX kernel_size: 3 stride: 2", {1, 1, 2, 2}, 4.f},
+      {"pool: AVE kernel_size: 3 stride: 2", {1, 1, 2, 2}, 10.f / 4},
+      {"pool: MAX kernel_size: 4 pad: 1", {1, 1, 2, 2}, 4.f},
+      {"pool: AVE kernel_size: 4 pad: 1", {1, 1, 2, 2}, 10.f / 16},  // extent 4 x 4 with padding
+      {"pool: MAX kernel_size: 2 stride: 2", {1, 1, 1, 1}, 7.f},     // OpenPose's 1x1 input
+  };
+  for (const auto& c : cases) {
+    auto layer = MakeLayer(PoolParam(c.fields));
+    Tensor bottom(c.shape), top;
+    const std::vector<float> x = {1, 4, 2, 3};
+    if (bottom.count() == 1) {
+      bottom.mutable_data()[0] = 7.f;
+    } else {
+      std::copy(x.begin(), x.end(), bottom.mutable_data());
+    }
+    ASSERT_TRUE(layer->Setup({&bottom}, {&top}).ok()) << c.fields;
+    ASSERT_TRUE(layer->Forward({&bottom}, {&top}, nullptr).ok()) << c.fields;
+    EXPECT_EQ(top.shape(), (std::vector<int>{1, 1, 1, 1})) << c.fields;
+    EXPECT_NEAR(top.data()[0], c.want, 1e-6) << c.fields;
+  }
+}
+
+TEST(PoolingLayerTest, GradientWindowLargerThanTheInput) {
+  CheckPoolGradients("pool: MAX kernel_size: 3 stride: 2", {2, 2, 2, 2});
+  CheckPoolGradients("pool: AVE kernel_size: 4 pad: 1", {1, 2, 2, 3});
+}
+
+// Where Caffe's rounding gives no output (a window starting past the padded input), refused.
+TEST(PoolingLayerTest, KernelLeavingNoOutputIsRefused) {
   Status s = SetupError("kernel_size: 5 pad: 1", {1, 1, 2, 2});
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("layer 'pool' (Pooling)"), std::string::npos) << s.message();
-  EXPECT_NE(s.message().find("1 1 2 2"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message(),
+            "layer 'pool' (Pooling): kernel 5x5, stride 1x1 and pad 1x1 leave no output of bottom "
+            "shape 1 1 2 2 (4) (Caffe's rounding gives 0x0)");
 }
 
 TEST(PoolingLayerTest, PadMustBeSmallerThanKernel) {
