@@ -43,21 +43,9 @@ TEST(IntelSolverFields, WarmupEndsAtBaseLrAndOverridesThePolicy) {
   EXPECT_EQ(WarmupRate(p, -1), WarmupRate(p, 0));  // Intel clamps the iteration at 0
 }
 
-// The one-weight net of update_rules_test: y = w * x, x = 2, Euclidean loss against 1.
-const char* kOneWeightNet = R"(
-  layer { name: "x" type: "DummyData" top: "x"
-          dummy_data_param { shape { dim: 1 dim: 1 } data_filler { type: "constant" value: 2 } } }
-  layer { name: "t" type: "DummyData" top: "t"
-          dummy_data_param { shape { dim: 1 dim: 1 } data_filler { type: "constant" value: 1 } } }
-  layer { name: "ip" type: "InnerProduct" bottom: "x" top: "y"
-          inner_product_param { num_output: 1 bias_term: false
-                                weight_filler { type: "constant" value: 1 } } }
-  layer { name: "loss" type: "EuclideanLoss" bottom: "y" bottom: "t" top: "loss" }
-)";
-
 std::unique_ptr<Solver> OneWeightSolver(const std::string& fields) {
   SolverParameter param = Parse(fields + " max_iter: 100 display: 0 random_seed: 1");
-  EXPECT_TRUE(ParseTextProto(kOneWeightNet, "net", param.mutable_net_param()).ok());
+  EXPECT_TRUE(ParseTextProto(testing::kOneWeightNet, "net", param.mutable_net_param()).ok());
   auto solver = CreateSolver(param);
   EXPECT_TRUE(solver.ok()) << solver.status().message();
   return solver.ok() ? std::move(*solver) : nullptr;
@@ -193,7 +181,7 @@ TEST(IntelSolverFields, PlateauStepsWithoutANewMinimumAndResumesExactly) {
       "base_lr: 0.1 lr_policy: 'plateau' gamma: 0.5 plateau_winsize: 3 plateau_winsize: 5 "
       "display: 1 disabled_update: true max_iter: 12 random_seed: 1 snapshot_prefix: '" +
       dir.Path("plateau") + "'");
-  ASSERT_TRUE(ParseTextProto(kOneWeightNet, "net", param.mutable_net_param()).ok());
+  ASSERT_TRUE(ParseTextProto(testing::kOneWeightNet, "net", param.mutable_net_param()).ok());
   auto rates_of = [](Solver& solver, int from, int to) {
     std::vector<float> rates;
     solver.AddDisplayObserver([&](const IterationReport& r) { rates.push_back(r.learning_rate); });

@@ -7,20 +7,10 @@
 
 #include "core/proto_io.h"
 #include "solver/solver.h"
+#include "testing/tiny_solver.h"
 
 namespace dtrain {
 namespace {
-
-const char* kNet = R"(
-  layer { name: "x" type: "DummyData" top: "x"
-          dummy_data_param { shape { dim: 1 dim: 1 } data_filler { type: "constant" value: 2 } } }
-  layer { name: "t" type: "DummyData" top: "t"
-          dummy_data_param { shape { dim: 1 dim: 1 } data_filler { type: "constant" value: 1 } } }
-  layer { name: "ip" type: "InnerProduct" bottom: "x" top: "y"
-          inner_product_param { num_output: 1 bias_term: false
-                                weight_filler { type: "constant" value: 1 } } }
-  layer { name: "loss" type: "EuclideanLoss" bottom: "y" bottom: "t" top: "loss" }
-)";
 
 // Runs `iters` iterations of the solver described by `solver_text` and returns the weight.
 float TrainedWeight(const std::string& solver_text, int iters) {
@@ -28,7 +18,7 @@ float TrainedWeight(const std::string& solver_text, int iters) {
   Status s =
       ParseTextProto(solver_text + " max_iter: 100 display: 0 random_seed: 1", "solver", &param);
   EXPECT_TRUE(s.ok()) << s.message();
-  s = ParseTextProto(kNet, "net", param.mutable_net_param());
+  s = ParseTextProto(testing::kOneWeightNet, "net", param.mutable_net_param());
   EXPECT_TRUE(s.ok()) << s.message();
   auto solver = CreateSolver(param);
   EXPECT_TRUE(solver.ok()) << solver.status().message();
@@ -138,7 +128,7 @@ TEST(UpdateRules, ClipGradientsAndIterSize) {
 TEST(UpdateRules, UnknownTypeIsAnError) {
   SolverParameter param;
   ASSERT_TRUE(ParseTextProto("type: 'LBFGS' base_lr: 1", "solver", &param).ok());
-  ASSERT_TRUE(ParseTextProto(kNet, "net", param.mutable_net_param()).ok());
+  ASSERT_TRUE(ParseTextProto(testing::kOneWeightNet, "net", param.mutable_net_param()).ok());
   auto solver = CreateSolver(param);
   ASSERT_FALSE(solver.ok());
   EXPECT_NE(solver.status().message().find("unknown solver type \"LBFGS\""), std::string::npos);

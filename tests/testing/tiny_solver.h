@@ -13,4 +13,17 @@ namespace dtrain::testing {
 // gtest failure if it does not parse.
 SolverParameter TinySolver(const std::string& fields);
 
+// A one-weight net for update rules computed by hand: y = w * x with x = 2 and w = 1 at first,
+// Euclidean loss against t = 1, so dL/dw = (w * x - t) * x.
+inline constexpr char kOneWeightNet[] = R"(
+  layer { name: "x" type: "DummyData" top: "x"
+          dummy_data_param { shape { dim: 1 dim: 1 } data_filler { type: "constant" value: 2 } } }
+  layer { name: "t" type: "DummyData" top: "t"
+          dummy_data_param { shape { dim: 1 dim: 1 } data_filler { type: "constant" value: 1 } } }
+  layer { name: "ip" type: "InnerProduct" bottom: "x" top: "y"
+          inner_product_param { num_output: 1 bias_term: false
+                                weight_filler { type: "constant" value: 1 } } }
+  layer { name: "loss" type: "EuclideanLoss" bottom: "y" bottom: "t" top: "loss" }
+)";
+
 }  // namespace dtrain::testing
