@@ -74,7 +74,16 @@ Status WindowDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
                  w.crop_mode() + "\"");
   }
   TransformationParameter transform = param_.transform_param();
-  if (w.has_scale() && !transform.has_scale()) transform.set_scale(w.scale());
+  // Caffe's WindowData scales by window_data_param.scale alone (default 1): transform_param.scale
+  // does nothing there, and so here, which says so.
+  if (transform.has_scale()) {
+    DT_LOG(WARNING) << "layer '" << param_.name() << "' (WindowData): transform_param.scale "
+                    << transform.scale()
+                    << " is not applied (Caffe's WindowData reads window_data_param.scale only, "
+                       "here "
+                    << w.scale() << ")";
+    transform.clear_scale();
+  }
   if (w.has_mean_file() && !transform.has_mean_file()) transform.set_mean_file(w.mean_file());
   if (w.has_crop_size() && !transform.has_crop_size()) transform.set_crop_size(w.crop_size());
   if (w.has_mirror() && !transform.has_mirror()) transform.set_mirror(w.mirror());
@@ -99,7 +108,7 @@ Status WindowDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
   context_pad_ = static_cast<int>(w.context_pad());
   square_ = w.crop_mode() == "square";
   mirror_ = transform.mirror();
-  scale_ = transform.scale();
+  scale_ = w.scale();
   cache_ = w.cache_images();
 
   StatusOr<WindowFile> file = ReadWindowFile(source_, w.fg_threshold(), w.bg_threshold());

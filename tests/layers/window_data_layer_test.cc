@@ -79,7 +79,7 @@ TEST_F(WindowDataLayerTest, AWindowOfTheCropSizeIsCopiedThenMeanAndScaleApply) {
   WriteImage("a.png", bgr, 8, 10);
   LayerParameter p = Param("# 0\na.png\n3\n8\n10\n1\n7 0.9 2 1 5 4\n", 2, 4);
   p.mutable_window_data_param()->set_fg_fraction(1.f);
-  p.mutable_transform_param()->set_scale(0.5f);
+  p.mutable_window_data_param()->set_scale(0.5f);
   for (float m : {1.f, 2.f, 3.f}) p.mutable_transform_param()->add_mean_value(m);
   auto layer = SetUp(p);
   EXPECT_EQ(data_.shape(), (std::vector<int>{2, 3, 4, 4}));
@@ -97,6 +97,20 @@ TEST_F(WindowDataLayerTest, AWindowOfTheCropSizeIsCopiedThenMeanAndScaleApply) {
       }
     }
   }
+}
+
+// As in Caffe, transform_param.scale does nothing on WindowData (window_data_param.scale does):
+// the data is the pixels less the mean, unscaled.
+TEST_F(WindowDataLayerTest, TransformParamScaleIsNotAppliedAsInCaffe) {
+  const std::vector<uint8_t> bgr = testing::GradientBgr(8, 10, 5);
+  WriteImage("a.png", bgr, 8, 10);
+  LayerParameter p = Param("# 0\na.png\n3\n8\n10\n1\n7 0.9 2 1 5 4\n", 1, 4);
+  p.mutable_window_data_param()->set_fg_fraction(1.f);
+  p.mutable_transform_param()->set_scale(0.5f);
+  auto layer = SetUp(p);
+  Forward(layer.get());
+  const std::vector<float> item = Item(0);
+  EXPECT_EQ(item[0], static_cast<float>(bgr[(1 * 10 + 2) * 3]));
 }
 
 TEST_F(WindowDataLayerTest, BatchesHoldBackgroundThenForegroundWindows) {
