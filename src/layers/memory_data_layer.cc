@@ -27,7 +27,7 @@ Status MemoryDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
 
 Status MemoryDataLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
   top[0]->Reshape({batch_size_, channels_, height_, width_});
-  top[1]->Reshape({batch_size_});
+  top[1]->Reshape({batch_size_, 1, 1, 1});  // Caffe's label shape
   return Status::Ok();
 }
 

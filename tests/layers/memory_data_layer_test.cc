@@ -24,7 +24,7 @@ TEST(MemoryDataLayerTest, BatchesInOrderThenAround) {
   Tensor data, label;
   ASSERT_TRUE(layer->Setup({}, {&data, &label}).ok());
   EXPECT_EQ(data.shape(), (std::vector<int>{2, 1, 1, 2}));
-  EXPECT_EQ(label.shape(), (std::vector<int>{2}));
+  EXPECT_EQ(label.shape(), (std::vector<int>{2, 1, 1, 1}));  // as Caffe's
   auto& memory = dynamic_cast<MemoryDataLayer&>(*layer);
   ASSERT_TRUE(memory.Reset({0, 1, 2, 3, 4, 5, 6, 7}, {10, 11, 12, 13}).ok());
   const std::vector<std::vector<float>> data_batches = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 2, 3}};
