@@ -45,7 +45,16 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
   if (IsDataServerUri(data.source())) return WithLayer(SetUpServed(data));
   std::error_code ec;
+  const std::string unsupported_backend =
+      "backend " + DataParameter::DB_Name(data.backend()) + " is not supported" +
+      (data.has_backend() ? "" : " (Caffe's default when backend is unset)") +
+      "; convert the data set to LMDB and set data_param { backend: LMDB }";
   if (!std::filesystem::exists(data.source(), ec)) {
+    // Not an LMDB by its backend either: say both, not just that an LMDB is missing.
+    if (data.backend() != DataParameter::LMDB) {
+      return WithLayer(
+          NotFound("source '" + data.source() + "' does not exist, and " + unsupported_backend));
+    }
     return WithLayer(NotFound("LMDB '" + data.source() + "' does not exist"));
   }
   // Caffe's default backend is LEVELDB. An explicit LEVELDB is refused; an unset backend is taken
@@ -53,10 +62,7 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   const bool is_lmdb =
       std::filesystem::exists(std::filesystem::path(data.source()) / "data.mdb", ec);
   if (data.backend() != DataParameter::LMDB && (data.has_backend() || !is_lmdb)) {
-    return Unsupported("layer '" + name() + "' (Data): backend " +
-                       DataParameter::DB_Name(data.backend()) + " is not supported" +
-                       (data.has_backend() ? "" : " (Caffe's default when backend is unset)") +
-                       "; convert the data set to LMDB and set data_param { backend: LMDB }");
+    return Unsupported("layer '" + name() + "' (Data): " + unsupported_backend);
   }
 
   auto reader = LmdbReader::Open(data.source());

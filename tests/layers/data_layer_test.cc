@@ -221,6 +221,16 @@ TEST_F(DataLayerTest, LeveldbIsUnsupported) {
   EXPECT_EQ(s.message().rfind("layer 'data' (Data): backend LEVELDB is not supported (Caffe's", 0),
             0u)
       << s.message();
+
+  // Unset on a source that does not exist: both are said, not just that an LMDB is missing.
+  p.mutable_data_param()->set_source(dir_.Path("no_such_db"));
+  layer = MakeLayer(p, TEST);
+  s = layer->Setup({}, top_);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "layer 'data' (Data): source '" + dir_.Path("no_such_db") +
+                             "' does not exist, and backend LEVELDB is not supported (Caffe's "
+                             "default when backend is unset); convert the data set to LMDB and "
+                             "set data_param { backend: LMDB }");
 }
 
 TEST_F(DataLayerTest, UnsetBackendReadsAnLmdb) {
