@@ -7,8 +7,12 @@ namespace {
 
 const char* const kDatasets[] = {"data", "label"};
 
+// A row of Caffe's dataset: the bottom as (N, C, H, W), its legacy 4-D view (a bottom of fewer
+// axes gets trailing 1s: (N, C) is written (N, C, 1, 1)), less the first axis.
 std::vector<int> RowShape(const Tensor& t) {
-  return std::vector<int>(t.shape().begin() + 1, t.shape().end());
+  std::vector<int> row(t.shape().begin() + 1, t.shape().end());
+  row.resize(3, 1);
+  return row;
 }
 
 }  // namespace
@@ -19,6 +23,11 @@ Status HDF5OutputLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
   for (int b = 0; b < 2; ++b) {
     if (bottom[b]->num_axes() < 1) {
       return Error(std::string("the ") + kDatasets[b] + " bottom needs a first (item) axis");
+    }
+    if (bottom[b]->num_axes() > 4) {
+      return Error(std::string("the ") + kDatasets[b] + " bottom has shape " +
+                   bottom[b]->ShapeString() +
+                   ": Caffe's HDF5Output writes (N, C, H, W) datasets, 4 axes at most");
     }
     row_shapes_.push_back(RowShape(*bottom[b]));
   }

@@ -228,12 +228,25 @@ TEST(HDF5OutputLayerTest, AppendsEveryBatchReadableByH5py) {
          "', 'r') as f:\n"
          "  assert sorted(f.keys()) == ['data', 'label'], list(f.keys())\n"
          "  assert f['data'].dtype == np.float32\n"
-         "  assert (f['data'][:] == np.arange(12).reshape(4, 3)).all(), f['data'][:]\n"
-         "  assert (f['label'][:] == np.arange(4).reshape(4, 1)).all(), f['label'][:]\n");
+         "  assert (f['data'][:] == np.arange(12).reshape(4, 3, 1, 1)).all(), f['data'][:]\n"
+         "  assert (f['label'][:] == np.arange(4).reshape(4, 1, 1, 1)).all(), f['label'][:]\n");
   Tensor wider({2, 4});
   EXPECT_EQ(layer->Forward({&wider, &label}, {}, nullptr).message(),
             "layer 'out' (HDF5Output): the data bottom's shape changed to 2 4 (8); the rows of the "
             "file's 'data' dataset keep the shape of the first batch");
+}
+
+// Caffe's datasets are (N, C, H, W): a 5-axis bottom is refused (Caffe's legacy accessors abort).
+TEST(HDF5OutputLayerTest, MoreThanFourAxesAreRefused) {
+  TempDir dir;
+  auto layer = MakeLayer(
+      "name: 'out' type: 'HDF5Output' bottom: 'data' bottom: 'label' "
+      "hdf5_output_param { file_name: '" +
+      dir.Path("out.h5") + "' }");
+  Tensor data({2, 1, 1, 1, 3}), label({2});
+  EXPECT_EQ(layer->Setup({&data, &label}, {}).message(),
+            "layer 'out' (HDF5Output): the data bottom has shape 2 1 1 1 3 (6): Caffe's HDF5Output "
+            "writes (N, C, H, W) datasets, 4 axes at most");
 }
 
 TEST(HDF5OutputLayerTest, AFileThatCannotBeCreatedIsAnError) {
