@@ -182,8 +182,8 @@ TEST(ModernNets, WindowClassifierOnWindowDataTrains) {
       "layer { name: 'data' type: 'WindowData' top: 'data' top: 'label'\n"
       "  window_data_param { source: '" +
           dir.Path("windows.txt") + "' root_folder: '" + dir.Path("") +
-          "/' batch_size: 8 fg_fraction: 0.75 context_pad: 1 }\n"
-          "  transform_param { crop_size: 8 mirror: true scale: 0.00390625 mean_value: 128 } }\n" +
+          "/' batch_size: 8 fg_fraction: 0.75 context_pad: 1 scale: 0.00390625 }\n"
+          "  transform_param { crop_size: 8 mirror: true mean_value: 128 } }\n" +
           Conv("features", "data", 8, 3) + kHead,
       40, 0.5, 0.1);
 }
