@@ -239,7 +239,7 @@ StatusOr<std::string> WriteRestartHostfile(const std::vector<Host>& hosts, int r
 Status RunLaunch(const Flags& flags) {
   DT_ASSIGN_OR_RETURN(LaunchOptions options, OptionsFromFlags(flags));
   DT_ASSIGN_OR_RETURN(const RestartPolicy policy, RestartPolicyFromFlags(flags));
-  if (policy.max_restarts > 0 && policy.min_hosts > static_cast<int>(options.hosts.size())) {
+  if (policy.min_hosts > static_cast<int>(options.hosts.size())) {
     return InvalidArgument("--min-hosts=" + std::to_string(policy.min_hosts) +
                            " is more than the " + std::to_string(options.hosts.size()) +
                            " host(s) of " + options.hostfile + ": no run could go on");

@@ -60,9 +60,8 @@ TEST(CarelessRuns, TheDryRunRefusesWhatTheLaunchRefuses) {
        "the job's train gives --snapshot (resume) and --weights (fine-tune): give one"},
       {"-- convert" + solver,
        "the job must be a dtrain train, test or time command, not 'convert'"},
-      {"--max-restarts=2 --min-hosts=3 -- train" + solver,
-       "--min-hosts=3 is more than the 1 host(s) of " + run.dir.Path("hosts") +
-           ": no run could go on"},
+      {"--min-hosts=3 -- train" + solver, "--min-hosts=3 is more than the 1 host(s) of " +
+                                              run.dir.Path("hosts") + ": no run could go on"},
   };
   for (const auto& c : cases) {
     for (const std::string dry : {"--dry-run ", ""}) {
