@@ -230,8 +230,13 @@ Status LmdbReader::Error(const char* what, int rc) const {
   return IoError(LmdbMessage(path_, what, rc));
 }
 
-Status LmdbReader::Move(int op) {
+Status LmdbReader::Move(int op, const std::string* at) {
   MDB_val key, value;
+  if (at) {
+    op = MDB_SET_KEY;
+    key.mv_data = const_cast<char*>(at->data());
+    key.mv_size = at->size();
+  }
   int rc;
   {
     InsideLmdb inside(this);
@@ -261,6 +266,28 @@ Status LmdbReader::Move(int op) {
 }
 
 Status LmdbReader::SeekToFirst() { return Move(MDB_FIRST); }
+
+Status LmdbReader::SeekToRecord(int64_t index) {
+  if (index < 0 || index >= count_) {
+    return InvalidArgument("LMDB '" + path_ + "': record " + std::to_string(index) +
+                           " is outside its " + std::to_string(count_) + " records");
+  }
+  if (keys_.empty()) {
+    keys_.reserve(static_cast<size_t>(count_));
+    DT_RETURN_IF_ERROR(SeekToFirst());
+    for (int64_t i = 0; i < count_ && valid_; ++i) {
+      keys_.emplace_back(key_);
+      DT_RETURN_IF_ERROR(Move(MDB_NEXT));
+    }
+    if (static_cast<int64_t>(keys_.size()) != count_) {
+      keys_.clear();
+      return DataLoss("LMDB '" + path_ + "' holds fewer records than its count says");
+    }
+  }
+  DT_RETURN_IF_ERROR(Move(MDB_SET_KEY, &keys_[static_cast<size_t>(index)]));
+  if (!valid_) return DataLoss("LMDB '" + path_ + "': a record's key was not found again");
+  return Status::Ok();
+}
 
 Status LmdbReader::Next(bool* wrapped) {
   if (wrapped) *wrapped = false;

@@ -63,6 +63,10 @@ class LmdbReader {
   Status SeekToFirst();
   // Moves to the next record; after the last one, back to the first (and sets *wrapped).
   Status Next(bool* wrapped = nullptr);
+  // Positions the cursor at record `index` (0 .. Count() - 1) in key order, for reading in
+  // another order than the keys'. The first call reads every key once and keeps them (Count()
+  // strings).
+  Status SeekToRecord(int64_t index);
   // Whether the cursor is on a record; false only for an empty database.
   bool valid() const { return valid_; }
   std::string_view key() const { return key_; }
@@ -72,8 +76,9 @@ class LmdbReader {
   explicit LmdbReader(std::string path) : path_(std::move(path)) {}
   Status Error(const char* what, int rc) const;
   Status CheckNotTruncated() const;
-  // Runs one cursor operation (MDB_FIRST, MDB_NEXT) and stores the record it lands on.
-  Status Move(int op);
+  // Runs one cursor operation (MDB_FIRST, MDB_NEXT, or MDB_SET_KEY to `key`) and stores the
+  // record it lands on.
+  Status Move(int op, const std::string* key = nullptr);
 
   // Opens the environment of `path_` or joins the one this process has open (see the .cc).
   Status OpenEnvironment();
@@ -84,6 +89,7 @@ class LmdbReader {
   MDB_cursor* cursor_ = nullptr;
   int64_t count_ = 0;
   bool valid_ = false;
+  std::vector<std::string> keys_;  // every key in order, once SeekToRecord needed them
   // For the fault report: records moved to since the first, and the last key, NUL-terminated
   // (printable, as PrintableKey), both copied out of the memory map after each move.
   int64_t moves_ = 0;

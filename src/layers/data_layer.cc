@@ -43,7 +43,14 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   if (transform.force_gray()) color_ = ImageColor::kGray;
   transformer_ = std::make_unique<DataTransformer>(transform, phase_, DeriveSeed(seed_, 0));
   DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
-  if (IsDataServerUri(data.source())) return WithLayer(SetUpServed(data));
+  if (IsDataServerUri(data.source())) {
+    if (data.shuffle()) {
+      return Error(
+          "data_param.shuffle with a data server's source: the server orders the "
+          "records (dtrain data-server --shuffle)");
+    }
+    return WithLayer(SetUpServed(data));
+  }
   std::error_code ec;
   const std::string unsupported_backend =
       "backend " + DataParameter::DB_Name(data.backend()) + " is not supported" +
@@ -69,6 +76,13 @@ Status DataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   if (!reader.ok()) return WithLayer(reader.status());
   reader_ = std::move(reader).value();
   if (reader_->Count() == 0) return Error("LMDB '" + data.source() + "' has no records");
+  order_.reset();
+  if (data.shuffle()) {
+    // The same orders on every rank (the layer's seed), a new one every epoch.
+    order_ = std::make_unique<EpochOrder>(reader_->Count(), true, DeriveSeed(seed_, UINT64_MAX));
+    DT_LOG(INFO) << "Shuffling data (a new order of the " << reader_->Count()
+                 << " records every epoch)";
+  }
   DT_LOG(INFO) << "Opened lmdb " << data.source();
   if (data.rand_skip() > 0) {
     skip_ = rng_.Next() % data.rand_skip();
@@ -103,9 +117,14 @@ void DataLayer::SetShard(int index, int count) {
   shard_count_ = count;
 }
 
+Status DataLayer::PositionCursor() {
+  return reader_->SeekToRecord(order_->RecordAt(offset_ + skip_));
+}
+
 Status DataLayer::Rewind() {
   offset_ = 0;
   if (!reader_) return Status::Ok();  // a data server: the position is all there is
+  if (order_) return PositionCursor();
   DT_RETURN_IF_ERROR(reader_->SeekToFirst());
   for (uint32_t i = 0; i < skip_; ++i) DT_RETURN_IF_ERROR(reader_->Next());
   return Status::Ok();
@@ -113,9 +132,9 @@ Status DataLayer::Rewind() {
 
 Status DataLayer::SeekTo(int64_t offset) {
   DT_RETURN_IF_ERROR(Rewind());
-  if (!reader_) {
+  if (!reader_ || order_) {
     offset_ = offset;
-    return Status::Ok();
+    return reader_ ? PositionCursor() : Status::Ok();
   }
   // The sequence wraps every Count() records, so only the remainder moves the cursor.
   for (int64_t i = 0; i < offset % reader_->Count(); ++i) DT_RETURN_IF_ERROR(reader_->Next());
@@ -158,10 +177,11 @@ Status DataLayer::RestoreState(const std::string& state) {
 }
 
 Status DataLayer::Advance() {
+  ++offset_;
+  if (order_) return PositionCursor();
   bool wrapped = false;
   DT_RETURN_IF_ERROR(reader_->Next(&wrapped));
   if (wrapped) DT_LOG(INFO) << "Restarting data prefetching from start.";
-  ++offset_;
   return Status::Ok();
 }
 

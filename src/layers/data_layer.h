@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "data/data_server_client.h"
+#include "data/epoch_order.h"
 #include "data/image_decode.h"
 #include "data/lmdb_db.h"
 #include "data/prefetch.h"
@@ -97,6 +98,8 @@ class DataLayer : public Layer, public ShardedSource {
   // Copies one received batch of records (transformed here) or floats into `batch`.
   Status UnpackRecords(Batch* batch);
   Status UnpackFloats(Batch* batch);
+  // Shuffled: puts the cursor on the record of sequence position offset_ + skip_.
+  Status PositionCursor();
   // Prefixes "layer 'name' (Data)" to an error.
   Status WithLayer(const Status& status) const;
 
@@ -110,6 +113,7 @@ class DataLayer : public Layer, public ShardedSource {
   Status rewind_status_;  // a failed Rewind in SetShard, reported by the next Forward
   std::vector<int> top_shape_;
   std::unique_ptr<LmdbReader> reader_;        // LMDB source
+  std::unique_ptr<EpochOrder> order_;         // data_param.shuffle: each epoch's record order
   std::unique_ptr<DataServerClient> served_;  // tcp:// source
   bool subscribed_ = false;  // whether served_ streams from offset_ (reset with the prefetcher)
   ReceivedBatch received_;   // reused by LoadServedBatch

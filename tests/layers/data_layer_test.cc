@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -191,6 +192,68 @@ TEST_F(DataLayerTest, SavedStateResumesReadPositionAndRandomCrops) {
   EXPECT_EQ(label_.data()[0], 20.f);
 
   EXPECT_EQ(b->RestoreState("garbage").code(), StatusCode::kDataLoss);
+}
+
+// Intel Caffe's data_param.shuffle: every epoch a new order of all the records; the same orders
+// for the same seed; shards take strided positions of them; a saved position resumes them.
+TEST_F(DataLayerTest, ShuffleReadsEveryRecordOncePerEpochInANewOrder) {
+  testing::WriteTinyLmdb(dir_.Path("db"), 6, 1, 2, 2);
+  LayerParameter p = testing::DataLayerParam(dir_.Path("db"), 3);
+  p.mutable_data_param()->set_shuffle(true);
+  auto labels = [&](Layer* layer, int batches) {
+    std::vector<int> seen;
+    for (int b = 0; b < batches; ++b) {
+      float loss;
+      EXPECT_TRUE(layer->Forward({}, top_, &loss).ok());
+      for (int i = 0; i < 3; ++i) seen.push_back(static_cast<int>(label_.data()[i] / 10));
+    }
+    return seen;
+  };
+  auto whole = MakeLayer(p, TRAIN);
+  ASSERT_TRUE(whole->Setup({}, top_).ok());
+  const std::vector<int> sequence = labels(whole.get(), 6);  // three epochs of 6 records
+  std::vector<std::vector<int>> epochs;
+  for (int e = 0; e < 3; ++e) {
+    std::vector<int> epoch(sequence.begin() + 6 * e, sequence.begin() + 6 * (e + 1));
+    epochs.push_back(epoch);
+    std::sort(epoch.begin(), epoch.end());
+    EXPECT_EQ(epoch, (std::vector<int>{0, 1, 2, 3, 4, 5})) << "epoch " << e;
+  }
+  EXPECT_TRUE(epochs[0] != epochs[1] || epochs[1] != epochs[2]) << "a new order every epoch";
+  EXPECT_NE(epochs[0], (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  // The same seed, the same orders; shards split them by position.
+  auto again = MakeLayer(p, TRAIN);
+  ASSERT_TRUE(again->Setup({}, top_).ok());
+  EXPECT_EQ(labels(again.get(), 6), sequence);
+  std::vector<int> shards[2];
+  for (int shard = 0; shard < 2; ++shard) {
+    auto layer = MakeLayer(p, TRAIN);
+    static_cast<DataLayer*>(layer.get())->SetShard(shard, 2);
+    ASSERT_TRUE(layer->Setup({}, top_).ok());
+    shards[shard] = labels(layer.get(), 3);
+  }
+  for (size_t i = 0; i < 9; ++i) {
+    EXPECT_EQ(shards[0][i], sequence[2 * i]) << i;
+    EXPECT_EQ(shards[1][i], sequence[2 * i + 1]) << i;
+  }
+  // A saved position resumes the same order.
+  auto first = MakeLayer(p, TRAIN);
+  ASSERT_TRUE(first->Setup({}, top_).ok());
+  labels(first.get(), 3);
+  const std::string state = first->SaveState();
+  auto resumed = MakeLayer(p, TRAIN);
+  ASSERT_TRUE(resumed->Setup({}, top_).ok());
+  ASSERT_TRUE(resumed->RestoreState(state).ok());
+  EXPECT_EQ(labels(resumed.get(), 3), std::vector<int>(sequence.begin() + 9, sequence.end()));
+}
+
+TEST_F(DataLayerTest, ShuffleWithADataServerSourceIsRefused) {
+  LayerParameter p = testing::DataLayerParam("tcp://127.0.0.1:1", 2);
+  p.mutable_data_param()->set_shuffle(true);
+  auto layer = MakeLayer(p, TRAIN);
+  EXPECT_EQ(layer->Setup({}, top_).message(),
+            "layer 'data' (Data): data_param.shuffle with a data server's source: the server "
+            "orders the records (dtrain data-server --shuffle)");
 }
 
 TEST_F(DataLayerTest, MissingSourceNamesThePathAndLayer) {
