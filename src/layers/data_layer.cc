@@ -178,7 +178,9 @@ Status DataLayer::RestoreState(const std::string& state) {
 
 Status DataLayer::Advance() {
   ++offset_;
-  if (order_) return PositionCursor();
+  // Shuffled, the cursor moves only to records this shard reads (LoadBatch), not to each one it
+  // skips.
+  if (order_) return Status::Ok();
   bool wrapped = false;
   DT_RETURN_IF_ERROR(reader_->Next(&wrapped));
   if (wrapped) DT_LOG(INFO) << "Restarting data prefetching from start.";
@@ -195,6 +197,7 @@ Status DataLayer::LoadBatch(Batch* batch) {
   int channels = 0, height = 0, width = 0;  // of the batch's first record
   for (int item = 0; item < batch_size_; ++item) {
     while (offset_ % shard_count_ != shard_index_) DT_RETURN_IF_ERROR(Advance());
+    if (order_) DT_RETURN_IF_ERROR(PositionCursor());
     Status status = ParseDatum(reader_->value(), reader_->key(), &datum_, color_);
     if (!status.ok()) return status.WithContext(where());
     if (item == 0) {

@@ -78,6 +78,12 @@ Status Solver::InitTrainNet() {
   state.MergeFrom(net_param.state());
   state.MergeFrom(param_.train_state());
   state.set_phase(TRAIN);
+  if (!param_.engine().empty()) {
+    // The same name as Intel Caffe's solver field, another meaning: say which (docs/solver.md).
+    DT_LOG(WARNING) << "engine \"" << param_.engine() << "\" (the solver's, or --engine)"
+                    << " forces that engine on every layer, a layer's own engine included (in "
+                       "Intel Caffe it only sets the engine of layers that name none)";
+  }
   DT_ASSIGN_OR_RETURN(
       net_, Net::Create(net_param, state, param_.random_seed() < 0 ? 1701 : param_.random_seed(),
                         param_.engine()));

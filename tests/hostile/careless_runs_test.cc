@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hostile/hostile.h"
 
@@ -130,6 +132,48 @@ TEST(CarelessRuns, APrototxtNestedDeeperThanAnyNetIsRefusedWithItsLine) {
   WriteTextFile(dir.Path("long.prototxt"), "name: 'n' " + std::string(200000, 'q') + ": 1\n");
   EXPECT_REFUSED_WITH(RunDtrainWithin(60, "check --model=" + dir.Path("long.prototxt")),
                       "unknown field \"qqqq");
+}
+
+// Intel Caffe's solver and data fields given what Intel Caffe never applied or stops on: refused
+// by train and check before anything is built or written, naming the field.
+TEST(CarelessRuns, IntelFieldsThatMeanNothingAreRefusedByName) {
+  const struct {
+    std::string extra, error;
+  } cases[] = {
+      {"type: 'Adam' local_lr_auto: true",
+       "local_lr_auto (LARS) is part of SGD's update in Intel Caffe; under type \"Adam\" it never "
+       "applied"},
+      {"local_lr_auto: true local_gw_ratio: -1",
+       "local_gw_ratio must be a finite number > 0 with local_lr_auto, got -1"},
+      {"warmup_iter: -5", "warmup_iter must not be negative, got -5"},
+      {"warmup_iter: 5 warmup_start_lr: -0.5", "warmup_start_lr must be a finite rate >= 0"},
+  };
+  for (const auto& c : cases) {
+    TinyRun run(c.extra);
+    for (const std::string command : {"train --solver=", "check --solver="}) {
+      EXPECT_REFUSED_WITH(RunDtrainWithin(60, command + run.dir.Path("solver.prototxt")), c.error);
+    }
+    EXPECT_TRUE(testing::FilesUnder(run.dir.Path("snap")).empty()) << c.extra;
+  }
+  // The solver's lr_policy is multistep; multifixed and plateau with absurd lists, inline.
+  TempDir dir;
+  WriteTextFile(dir.Path("net.prototxt"), testing::kTinyNet);
+  for (const auto& [policy, error] : std::vector<std::pair<std::string, std::string>>{
+           {"lr_policy: 'multifixed' stagelr: 0.1 stageiter: 5 stageiter: 9",
+            "lr_policy \"multifixed\" needs as many stageiter as stagelr entries"},
+           {"lr_policy: 'plateau' plateau_winsize: -3",
+            "lr_policy \"plateau\" needs positive plateau_winsize entries, got -3"}}) {
+    WriteTextFile(dir.Path("s.prototxt"), "net: '" + dir.Path("net.prototxt") +
+                                              "' base_lr: 0.1 max_iter: 2 " + policy + "\n");
+    EXPECT_REFUSED_WITH(RunDtrainWithin(60, "train --solver=" + dir.Path("s.prototxt")), error);
+  }
+  // Intel's Data shuffle with a data server's source: the server orders the records.
+  WriteTextFile(dir.Path("served.prototxt"),
+                "layer { name: 'data' type: 'Data' top: 'data' top: 'label'\n"
+                "  data_param { source: 'tcp://127.0.0.1:9' batch_size: 2 shuffle: true } }\n");
+  EXPECT_REFUSED_WITH(
+      RunDtrainWithin(60, "time --iterations=1 --model=" + dir.Path("served.prototxt")),
+      "data_param.shuffle with a data server's source: the server orders the records");
 }
 
 }  // namespace
