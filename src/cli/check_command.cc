@@ -10,6 +10,7 @@
 #include "core/machine_memory.h"
 #include "core/proto_io.h"
 #include "net/filler_check.h"
+#include "net/intel_fields.h"
 #include "net/layer_type_check.h"
 #include "net/net.h"
 #include "net/net_filter.h"
@@ -147,13 +148,12 @@ void PrintTable(const Net& net) {
 Status CheckNet(const NetParameter& param, Phase phase, const std::string& source,
                 const NetState& stages = NetState()) {
   // Every phase's unknown layer types and fillers, all named at once, with or without the data.
-  const Status types = CheckLayerTypes(param, source);
-  const Status fillers = CheckFillers(param, source);
-  if (!types.ok() || !fillers.ok()) {
-    return Unsupported(types.ok()     ? fillers.message()
-                       : fillers.ok() ? types.message()
-                                      : types.message() + "\n" + fillers.message());
+  std::string problems;
+  for (const Status& found : {CheckLayerTypes(param, source), CheckFillers(param, source),
+                              CheckIntelFields(param, source)}) {
+    if (!found.ok()) problems += (problems.empty() ? "" : "\n") + found.message();
   }
+  if (!problems.empty()) return Unsupported(problems);
   NetState state(stages);
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(param));

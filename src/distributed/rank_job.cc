@@ -240,7 +240,7 @@ StatusOr<RankJob> ResolveRankJob(const JobRequest& request) {
   }
   if (request.engine) {
     DT_RETURN_IF_ERROR(ParseEngine(*request.engine).status().WithContext("--engine"));
-    solver.set_engine(*request.engine);
+    solver.set_forced_engine(*request.engine);
   }
   if (solver.lr_scaling() == SolverParameter::LINEAR && request.global_batch) {
     return InvalidArgument(
@@ -299,7 +299,8 @@ std::string DescribeRankJob(const RankJob& job, const JobRequest& request) {
                               : "inlined train_net")
       << "; max_iter " << s.max_iter() << ", base_lr " << s.base_lr() << ", snapshot_prefix "
       << s.snapshot_prefix();
-  if (!s.engine().empty()) out << ", engine " << s.engine();
+  if (!s.forced_engine().empty()) out << ", engine " << s.forced_engine() << " on every layer";
+  if (!s.engine().empty()) out << ", engine " << s.engine() << " for layers naming none";
   if (request.world > 1) {
     out << "; data: " << (job.shard_train_net ? "a share of each epoch" : "this rank's own files");
     for (const std::string& layer : job.per_rank_sources) out << ", " << layer << " per rank";

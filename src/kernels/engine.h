@@ -14,7 +14,8 @@ namespace dtrain {
 enum class Engine { kAny, kOnednn, kReference };
 
 // "" or "ANY" -> kAny; "ONEDNN"/"MKLDNN"/"MKL2017" -> kOnednn; "REFERENCE"/"CAFFE" -> kReference.
-// Case-insensitive. Anything else is an error naming the accepted values.
+// Case-insensitive; Intel Caffe's "MKLDNN:CPU" (sub-engines after a colon, CPU the only one) is
+// kOnednn. Anything else (CUDNN, Intel's FPGA and DLA sub-engines) is an error naming it.
 StatusOr<Engine> ParseEngine(const std::string& name);
 // "ANY", "ONEDNN", "REFERENCE".
 const char* EngineName(Engine engine);

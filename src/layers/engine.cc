@@ -5,14 +5,34 @@
 namespace dtrain {
 namespace {
 
-// Caffe's per-type `engine` enums: CAFFE asks for Caffe's own (our reference) kernel.
-bool AsksForCaffeEngine(const LayerParameter& layer) {
-  return (layer.has_convolution_param() &&
-          layer.convolution_param().engine() == ConvolutionParameter::CAFFE) ||
-         (layer.has_pooling_param() && layer.pooling_param().engine() == PoolingParameter::CAFFE) ||
-         (layer.has_lrn_param() && layer.lrn_param().engine() == LRNParameter::CAFFE) ||
-         (layer.has_relu_param() && layer.relu_param().engine() == ReLUParameter::CAFFE) ||
-         (layer.has_softmax_param() && layer.softmax_param().engine() == SoftmaxParameter::CAFFE);
+// The engine a per-type enum names: CAFFE is Caffe's own (our reference) kernel, Intel Caffe's
+// MKL2017 and MKLDNN are oneDNN; DEFAULT and CUDNN name none. Every per-type enum shares these
+// numbers (proto/layer_params.proto), so one mapping serves them all.
+template <typename Enum>
+std::string EnumEngineName(Enum engine) {
+  switch (static_cast<int>(engine)) {
+    case 1:
+      return "CAFFE";
+    case 3:
+      return "MKL2017";
+    case 4:
+      return "MKLDNN";
+    default:
+      return "";
+  }
+}
+
+std::string PerTypeEngineName(const LayerParameter& layer) {
+  if (layer.has_convolution_param()) return EnumEngineName(layer.convolution_param().engine());
+  if (layer.has_pooling_param()) return EnumEngineName(layer.pooling_param().engine());
+  if (layer.has_lrn_param()) return EnumEngineName(layer.lrn_param().engine());
+  if (layer.has_relu_param()) return EnumEngineName(layer.relu_param().engine());
+  if (layer.has_softmax_param()) return EnumEngineName(layer.softmax_param().engine());
+  if (layer.has_sigmoid_param()) return EnumEngineName(layer.sigmoid_param().engine());
+  if (layer.has_tanh_param()) return EnumEngineName(layer.tanh_param().engine());
+  if (layer.has_batch_norm_param()) return EnumEngineName(layer.batch_norm_param().engine());
+  if (layer.has_concat_param()) return EnumEngineName(layer.concat_param().engine());
+  return "";
 }
 
 }  // namespace
@@ -20,8 +40,9 @@ bool AsksForCaffeEngine(const LayerParameter& layer) {
 std::string ResolveEngineName(const LayerParameter& layer, const std::string& net_default,
                               const std::string& forced) {
   if (!forced.empty()) return forced;
+  const std::string per_type = PerTypeEngineName(layer);
+  if (!per_type.empty()) return per_type;
   if (!layer.engine().empty()) return layer.engine();
-  if (AsksForCaffeEngine(layer)) return "CAFFE";
   return net_default;
 }
 

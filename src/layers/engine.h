@@ -1,7 +1,9 @@
 // Which engine a layer asks for: the precedence of the places a model file or a command names it.
 //
-// In order: the --engine flag (forces every layer), the layer's own `engine` field, Caffe's
-// per-type `engine: CAFFE` (= reference), the net's `engine` field. The layer parses the name
+// In order: the --engine flag (forces every layer), the per-type enum (Caffe's `engine: CAFFE` =
+// reference, Intel Caffe's MKL2017 / MKLDNN = oneDNN; it beats the layer's string, as in Intel
+// Caffe's layer factory), the layer's own `engine` field, the net's `engine` field (which a
+// solver's `engine` replaces). The layer parses the name
 // (kernels/engine.h) and hands the engine to its op's implementation list (kernels/kernel_list.h),
 // which makes the choice and the report verbose mode prints. Stateless.
 #pragma once

@@ -9,6 +9,7 @@
 #include "layers/registry.h"
 #include "net/diff_planner.h"
 #include "net/insert_splits.h"
+#include "net/intel_fields.h"
 #include "net/layer_type_check.h"
 #include "net/net_filter.h"
 #include "net/upgrade_net.h"
@@ -45,6 +46,10 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
 
   // Every phase's unknown layer types at once, before this phase's first one stops the build.
   DT_RETURN_IF_ERROR(CheckLayerTypes(in_param, ""));
+  DT_RETURN_IF_ERROR(CheckIntelFields(in_param, ""));
+  for (const std::string& note : IntelFieldNotes(in_param)) {
+    DT_LOG(INFO) << "net " << name_ << " (" << (phase_ == TRAIN ? "TRAIN" : "TEST") << "): " << note;
+  }
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(in_param));
   DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
   const NetParameter param = InsertSplits(filtered);

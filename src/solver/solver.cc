@@ -78,15 +78,11 @@ Status Solver::InitTrainNet() {
   state.MergeFrom(net_param.state());
   state.MergeFrom(param_.train_state());
   state.set_phase(TRAIN);
-  if (!param_.engine().empty()) {
-    // The same name as Intel Caffe's solver field, another meaning: say which (docs/solver.md).
-    DT_LOG(WARNING) << "engine \"" << param_.engine() << "\" (the solver's, or --engine)"
-                    << " forces that engine on every layer, a layer's own engine included (in "
-                       "Intel Caffe it only sets the engine of layers that name none)";
-  }
+  // Intel Caffe's solver engine replaces the net's own (the engine of layers that name none).
+  if (!param_.engine().empty()) net_param.set_engine(param_.engine());
   DT_ASSIGN_OR_RETURN(
       net_, Net::Create(net_param, state, param_.random_seed() < 0 ? 1701 : param_.random_seed(),
-                        param_.engine()));
+                        param_.forced_engine()));
   return Status::Ok();
 }
 
@@ -130,8 +126,9 @@ Status Solver::InitTestNets() {
     if (param_.test_state_size() > 0) state.MergeFrom(param_.test_state(i));
     state.set_phase(TEST);
     DT_LOG(INFO) << "Creating test net (#" << i << ")";
-    DT_ASSIGN_OR_RETURN(
-        auto net, Net::Create(sources[i], state, DeriveSeed(seed, 1000 + i), param_.engine()));
+    if (!param_.engine().empty()) sources[i].set_engine(param_.engine());
+    DT_ASSIGN_OR_RETURN(auto net, Net::Create(sources[i], state, DeriveSeed(seed, 1000 + i),
+                                              param_.forced_engine()));
     DT_RETURN_IF_ERROR(net->ShareTrainedLayersWith(*net_));
     test_nets_.push_back(std::move(net));
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "kernels/engine.h"
 #include "solver/lr_policy.h"
 
 namespace dtrain {
@@ -19,6 +20,8 @@ Status ValidateSolverParameter(const SolverParameter& param) {
                            std::to_string(param.max_iter()));
   }
   DT_RETURN_IF_ERROR(ValidateLrPolicy(param));
+  DT_RETURN_IF_ERROR(ParseEngine(param.engine()).status().WithContext("engine"));
+  DT_RETURN_IF_ERROR(ParseEngine(param.forced_engine()).status().WithContext("forced_engine"));
   // Caffe stops at the first update with weight decay on any other value; refusing it up front
   // keeps a typo from silently training without weight decay.
   const std::string& regularization = param.regularization_type();

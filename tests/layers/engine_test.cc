@@ -25,10 +25,30 @@ TEST(EngineTest, ParsesNamesAndAliasesCaseInsensitively) {
   EXPECT_EQ(ParseEngine("MKLDNN").value(), Engine::kOnednn);
   EXPECT_EQ(ParseEngine("Reference").value(), Engine::kReference);
   EXPECT_EQ(ParseEngine("CAFFE").value(), Engine::kReference);
-  const auto bad = ParseEngine("CUDNN");
+  const auto bad = ParseEngine("FAST");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "unknown engine 'CUDNN' (expected ONEDNN, MKLDNN, REFERENCE, CAFFE or ANY)");
+            "unknown engine 'FAST' (expected ONEDNN, MKLDNN, MKLDNN:CPU, MKL2017, REFERENCE, CAFFE or "
+            "ANY)");
+}
+
+// Intel Caffe's grammar: NAME[:SUB[,;]SUB...], only MKLDNN with sub-engines, CPU the one here.
+TEST(EngineTest, IntelEngineStringsWithSubEngines) {
+  EXPECT_EQ(ParseEngine("MKLDNN:CPU").value(), Engine::kOnednn);
+  EXPECT_EQ(ParseEngine(" mkldnn : CPU ; CPU,").value(), Engine::kOnednn);
+  EXPECT_EQ(ParseEngine("MKL2017").value(), Engine::kOnednn);
+  EXPECT_EQ(ParseEngine("MKLDNN:CPU,FPGA").status().message(),
+            "engine 'MKLDNN:CPU,FPGA': sub-engine FPGA is an accelerator of Intel Caffe's that dtrain "
+            "does not drive; MKLDNN:CPU is dtrain's oneDNN engine");
+  EXPECT_EQ(ParseEngine("CAFFE:CPU").status().message(),
+            "engine 'CAFFE:CPU': only MKLDNN takes sub-engines (Intel Caffe's rule), CAFFE none");
+  EXPECT_EQ(ParseEngine("MKLDNN:").status().message(), "engine 'MKLDNN:': no sub-engine after ':'");
+  EXPECT_EQ(ParseEngine(":CPU").status().message(),
+            "engine ':CPU': only MKLDNN takes sub-engines (Intel Caffe's rule), and it names no "
+            "engine");
+  EXPECT_EQ(ParseEngine("CUDNN").status().message(),
+            "engine 'CUDNN': dtrain has no GPU engine (ONEDNN, MKLDNN, MKLDNN:CPU, MKL2017, "
+            "REFERENCE, CAFFE or ANY)");
 }
 
 // `dtrain version` names the library the process loaded, which must be the one compiled against
@@ -39,13 +59,22 @@ TEST(EngineTest, OnednnVersionIsTheOneBuiltAgainst) {
   EXPECT_EQ(OnednnVersion().rfind(built, 0), 0u) << OnednnVersion() << " vs headers " << built;
 }
 
-TEST(EngineTest, FlagBeatsLayerBeatsCaffeEnumBeatsNetDefault) {
+// Intel Caffe's layer factory: a per-type enum other than DEFAULT beats the layer's string.
+TEST(EngineTest, FlagBeatsPerTypeEnumBeatsLayerBeatsNetDefault) {
   LayerParameter conv =
       ParseLayerParameter(R"(name: "c" type: "Convolution" convolution_param { engine: CAFFE })");
   EXPECT_EQ(ResolveEngineName(conv, "ONEDNN", ""), "CAFFE");
   EXPECT_EQ(ResolveEngineName(conv, "ONEDNN", "ONEDNN"), "ONEDNN");
   conv.set_engine("MKLDNN");
+  EXPECT_EQ(ResolveEngineName(conv, "REFERENCE", ""), "CAFFE");
+  conv.mutable_convolution_param()->clear_engine();
   EXPECT_EQ(ResolveEngineName(conv, "REFERENCE", ""), "MKLDNN");
+  const LayerParameter bn = ParseLayerParameter(
+      R"(name: "b" type: "BatchNorm" engine: "CAFFE" batch_norm_param { engine: MKLDNN })");
+  EXPECT_EQ(ResolveEngineName(bn, "", ""), "MKLDNN");
+  const LayerParameter cudnn =
+      ParseLayerParameter(R"(name: "p" type: "Pooling" pooling_param { engine: CUDNN })");
+  EXPECT_EQ(ResolveEngineName(cudnn, "REFERENCE", ""), "REFERENCE");
   const LayerParameter relu = ParseLayerParameter(R"(name: "r" type: "ReLU")");
   EXPECT_EQ(ResolveEngineName(relu, "REFERENCE", ""), "REFERENCE");
   EXPECT_EQ(ResolveEngineName(relu, "", ""), "");

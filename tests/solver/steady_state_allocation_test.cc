@@ -93,7 +93,7 @@ struct Counts {
 Counts CountSteadyStateAllocations(const std::string& engine) {
   SolverParameter param;
   EXPECT_TRUE(ParseTextProto(kSolver, "solver", &param).ok());
-  param.set_engine(engine);
+  param.set_forced_engine(engine);
   auto solver = CreateSolver(param);
   EXPECT_TRUE(solver.ok()) << solver.status().message();
   if (!solver.ok()) return {-1, 0};
