@@ -19,20 +19,35 @@ void SetWindow(onnx::NodeProto* node, const Window2d& w, const std::vector<int64
   SetAttribute(node, "pads", pads);
 }
 
-// Convolution and Deconvolution (ConvTranspose): Caffe's weight layouts are ONNX's, (out, in /
-// group, kh, kw) and (in, out / group, kh, kw); output sizes agree with symmetric padding and no
-// output_padding. Top i is bottom i through the same weights.
+// Convolution and Deconvolution (ConvTranspose), over any number of spatial axes: Caffe's weight
+// layouts are ONNX's, (out, in / group, kernel...) and (in, out / group, kernel...); output sizes
+// agree with symmetric padding and no output_padding. Top i is bottom i through the same
+// weights. ONNX's channels are axis 1: another channel axis is refused.
 Status ExportConvolution(LayerExport& e, const char* op) {
   const auto* conv = dynamic_cast<const BaseConvolutionLayer*>(&e.layer);
   if (conv == nullptr) return e.Refuse("not a convolution layer");
-  const Window2d& w = conv->window();
+  if (conv->channel_axis() != 1) {
+    return e.Refuse("convolution_param.axis " + std::to_string(conv->channel_axis()) +
+                    " (ONNX's channels are axis 1)");
+  }
+  std::vector<int64_t> kernel, strides, pads, dilations;
+  for (const kernels::SpatialAxis& a : conv->axes()) {
+    kernel.push_back(a.kernel);
+    strides.push_back(a.stride);
+    pads.push_back(a.pad);
+    dilations.push_back(a.dilation);
+  }
+  const std::vector<int64_t> begins = pads;
+  pads.insert(pads.end(), begins.begin(), begins.end());  // the begins, then the same ends
   std::vector<std::string> in = {"", e.graph->Weights(e.Name("weight"), *e.layer.blobs()[0])};
   if (conv->bias_term()) in.push_back(e.graph->Weights(e.Name("bias"), *e.layer.blobs()[1]));
   for (size_t i = 0; i < e.bottom.size(); ++i) {
     in[0] = e.inputs[i];
     onnx::NodeProto* node = e.Node(op, in, {e.Output(static_cast<int>(i))});
-    SetWindow(node, w, {w.pad_h, w.pad_w, w.pad_h, w.pad_w});
-    SetAttribute(node, "dilations", std::vector<int64_t>{w.dilation_h, w.dilation_w});
+    SetAttribute(node, "kernel_shape", kernel);
+    SetAttribute(node, "strides", strides);
+    SetAttribute(node, "pads", pads);
+    SetAttribute(node, "dilations", dilations);
     SetAttribute(node, "group", static_cast<int64_t>(conv->group()));
   }
   return Status::Ok();

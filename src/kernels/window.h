@@ -1,6 +1,7 @@
 // Window2d: a sliding window over the two spatial axes of an NCHW image (kernel extent, zero
-// padding, stride and dilation per axis), as convolution, pooling and im2col describe it; and
-// how many positions it takes along one axis. Plain values; stateless.
+// padding, stride and dilation per axis), as convolution, pooling and im2col describe it;
+// SpatialAxis: one axis of a window over any number of spatial axes, with the sizes it slides
+// from and to; and how many positions a window takes along one axis. Plain values; stateless.
 #pragma once
 
 namespace dtrain::kernels {
@@ -25,6 +26,22 @@ struct Window2d {
            stride_w == 1;
   }
 };
+
+// One spatial axis of a window over N spatial axes: the input size along it, the number of
+// window positions (out) and the window's extent, zero padding, stride and dilation on it.
+struct SpatialAxis {
+  int in = 1, out = 1;
+  int kernel = 1, pad = 0, stride = 1, dilation = 1;
+
+  bool operator==(const SpatialAxis& o) const {
+    return in == o.in && out == o.out && kernel == o.kernel && pad == o.pad && stride == o.stride &&
+           dilation == o.dilation;
+  }
+};
+
+// The most spatial axes a problem has: a Caffe blob holds at most 32 axes, two of them the batch
+// and the channels.
+constexpr int kMaxSpatialAxes = 30;
 
 // Number of window positions along one axis, as convolution counts them (rounding down):
 // (in + 2 * pad - dilated_kernel) / stride + 1; 0 when the kernel exceeds the padded input.

@@ -7,8 +7,10 @@
 
 namespace dtrain {
 
-int ConvolutionLayer::OutputSize(int in, int kernel, int pad, int stride, int dilation) const {
-  return kernels::ConvOutputSize(in, kernel, pad, stride, dilation);
+int64_t ConvolutionLayer::OutputSize(const kernels::SpatialAxis& a, int in) const {
+  const int64_t dilated = int64_t{a.dilation} * (a.kernel - 1) + 1;
+  const int64_t span = in + 2 * int64_t{a.pad} - dilated;
+  return span < 0 ? 0 : span / a.stride + 1;
 }
 
 kernels::ConvBatchNormProblem ConvolutionLayer::FoldedProblem() const {
@@ -32,7 +34,8 @@ bool ConvolutionLayer::Absorb(Layer& next) {
 // accepts the problem on this layer's engine.
 bool ConvolutionLayer::AbsorbBatchNorm(Layer& next) {
   auto* batch_norm = dynamic_cast<BatchNormLayer*>(&next);
-  if (!batch_norm || !batch_norm->batch_statistics() || bias_term_ || num_bottoms_ != 1) {
+  if (!batch_norm || !batch_norm->batch_statistics() || bias_term_ || num_bottoms_ != 1 ||
+      axes_.size() != 2 || channel_axis_ != 1) {
     return false;
   }
   const kernels::Window2d& w = window_;

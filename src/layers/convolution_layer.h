@@ -1,17 +1,18 @@
-// Convolution: Caffe's "Convolution" layer, a 2-D cross-correlation with learned filters.
+// Convolution: Caffe's "Convolution" layer, a cross-correlation with learned filters over one or
+// more spatial axes (BaseConvolutionLayer: 2-D images, 3-D volumes, 1-D sequences).
 //
-//   bottom (N, C, H, W) -> top (N, num_output, H_out, W_out),
+//   bottom (N, C, H, W) -> top (N, num_output, H_out, W_out), and likewise per spatial axis,
 //   H_out = (H + 2 * pad_h - (dilation_h * (kernel_h - 1) + 1)) / stride_h + 1 (rounded down).
 //
-// Weights (num_output, C / group, kernel_h, kernel_w), bias (num_output). Channels are split
-// into `group` independent groups. Parameters as in BaseConvolutionLayer. Computed by the
+// Weights (num_output, C / group, kernel per spatial axis), bias (num_output). Channels are
+// split into `group` independent groups. Parameters as in BaseConvolutionLayer. Computed by the
 // Convolution op's kernel (kernels/convolution.h), chosen per problem from its list.
 //
-// Fusion (Layer::Absorb): a convolution without bias and with one bottom takes over a BatchNorm
-// with batch statistics running in place on its top right after it, and then the Scale and ReLU
-// that BatchNorm would take (layers/absorbed_scale_relu.h), computing them in the ConvBatchNorm op
-// (kernels/conv_batch_norm.h), where one of its kernels fits and was measured faster than the
-// separate layers (AMD EPYC, 2 threads, MobileNet v2 at batch 32):
+// Fusion (Layer::Absorb): a 2-D convolution (NCHW) without bias and with one bottom takes over a
+// BatchNorm with batch statistics running in place on its top right after it, and then the Scale
+// and ReLU that BatchNorm would take (layers/absorbed_scale_relu.h), computing them in the
+// ConvBatchNorm op (kernels/conv_batch_norm.h), where one of its kernels fits and was measured
+// faster than the separate layers (AMD EPYC, 2 threads, MobileNet v2 at batch 32):
 // - a 1x1 convolution (stride 1, no padding, one group) that widens enough folds the
 //   normalisation into itself. "Enough": in_channels^2 <= 8 x num_output, where the op's extra
 //   in x in work per pixel cost less than the passes over the wide output it saves (MobileNet v2's
@@ -43,7 +44,7 @@ class ConvolutionLayer : public BaseConvolutionLayer {
 
  protected:
   bool reverse_dimensions() const override { return false; }
-  int OutputSize(int in, int kernel, int pad, int stride, int dilation) const override;
+  int64_t OutputSize(const kernels::SpatialAxis& a, int in) const override;
   Status ReshapeKernel() override;
   Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
   void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,

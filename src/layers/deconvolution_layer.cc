@@ -6,23 +6,25 @@ namespace dtrain {
 
 // The kernel problem conv_ runs from top (its src) to bottom (its dst); see
 // BaseConvolutionLayer. So this layer's forward is the convolution's backward-data, and its
-// backward-data is the convolution's forward.
+// backward-data is the convolution's forward. The kernel's layouts: src for the top, dst for
+// the bottom. Its problem has no bias: the layer's bias belongs to the top.
 
 Status DeconvolutionLayer::ReshapeKernel() {
-  col_buffer_.resize(reference::ColumnBufferSize(conv_));
-  return Status::Ok();
+  return UpdateKernel(kernel_, kernels::ConvolutionProblem{conv_, /*bias=*/false});
 }
 
-int DeconvolutionLayer::OutputSize(int in, int kernel, int pad, int stride, int dilation) const {
-  return stride * (in - 1) + dilation * (kernel - 1) + 1 - 2 * pad;
+int64_t DeconvolutionLayer::OutputSize(const kernels::SpatialAxis& a, int in) const {
+  return int64_t{a.stride} * (in - 1) + int64_t{a.dilation} * (a.kernel - 1) + 1 -
+         2 * int64_t{a.pad};
 }
 
 Status DeconvolutionLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   const float* weights = blobs_[0]->data();
-  const int spatial = conv_.in_h * conv_.in_w;  // the top's pixels
+  const kernels::KernelLayouts layouts = kernel_->layouts();
+  const int spatial = static_cast<int>(conv_.InPixels());  // the top's pixels
   for (size_t i = 0; i < bottom.size(); ++i) {
-    reference::ConvolutionBackwardData(conv_, bottom[i]->data(), weights, top[i]->mutable_data(),
-                                       col_buffer_.data());
+    kernel_->Backward(nullptr, bottom[i]->data_in(layouts.dst), weights,
+                      top[i]->data_to(layouts.src), nullptr, nullptr);
     if (bias_term_) {
       reference::BiasForward(conv_.batch, num_output_, spatial, blobs_[1]->data(),
                              top[i]->mutable_data());
@@ -33,20 +35,20 @@ Status DeconvolutionLayer::ForwardImpl(const TensorVec& bottom, const TensorVec&
 
 void DeconvolutionLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                       const TensorVec& bottom) {
-  const int spatial = conv_.in_h * conv_.in_w;
+  const kernels::KernelLayouts layouts = kernel_->layouts();
+  const int spatial = static_cast<int>(conv_.InPixels());
   for (size_t i = 0; i < top.size(); ++i) {
-    const float* top_diff = top[i]->diff();
     if (bias_term_ && param_propagate_down(1)) {
-      reference::BiasBackward(conv_.batch, num_output_, spatial, top_diff,
+      reference::BiasBackward(conv_.batch, num_output_, spatial, top[i]->diff(),
                               blobs_[1]->mutable_diff());
     }
+    const float* top_diff = top[i]->diff_in(layouts.src);
     if (param_propagate_down(0)) {
-      reference::ConvolutionBackwardWeights(conv_, top_diff, bottom[i]->data(),
-                                            blobs_[0]->mutable_diff(), col_buffer_.data());
+      kernel_->Backward(top_diff, bottom[i]->data_in(layouts.dst), blobs_[0]->data(), nullptr,
+                        blobs_[0]->mutable_diff(), nullptr);
     }
     if (propagate_down[i]) {
-      reference::ConvolutionForward(conv_, top_diff, blobs_[0]->data(), bottom[i]->mutable_diff(),
-                                    col_buffer_.data());
+      kernel_->Forward(top_diff, blobs_[0]->data(), nullptr, bottom[i]->diff_to(layouts.dst));
     }
   }
 }

@@ -217,8 +217,12 @@ TEST(ConvolutionLayerTest, BadParameters) {
       SetupError("num_output: 1 kernel_size: 1 kernel_size: 1 kernel_size: 1", {1, 1, 3, 3}).ok());
   EXPECT_FALSE(SetupError("num_output: 1 kernel_size: 1 stride: 0", {1, 1, 3, 3}).ok());
   EXPECT_FALSE(SetupError("num_output: 0 kernel_size: 1", {1, 1, 3, 3}).ok());
-  EXPECT_FALSE(SetupError("num_output: 1 kernel_size: 1", {1, 3, 3}).ok());  // not 4-D
-  EXPECT_FALSE(SetupError("num_output: 1 kernel_size: 1 axis: 2", {1, 1, 3, 3}).ok());
+  EXPECT_FALSE(SetupError("num_output: 1 kernel_size: 1", {1, 3}).ok());  // no spatial axis
+  EXPECT_FALSE(SetupError("num_output: 1 kernel_size: 1 axis: 4", {1, 1, 3, 3}).ok());
+  // A (1, 3, 3) bottom is 1-D, and axis 2 of (1, 1, 3, 3) makes it one (tests/layers/
+  // convolution_nd_test.cc).
+  EXPECT_TRUE(SetupError("num_output: 1 kernel_size: 1", {1, 3, 3}).ok());
+  EXPECT_TRUE(SetupError("num_output: 1 kernel_size: 1 axis: 2", {1, 1, 3, 3}).ok());
 }
 
 TEST(ConvolutionLayerTest, UnknownFillerIsAnError) {

@@ -16,6 +16,10 @@ using tag = memory::format_tag;
 
 StatusOr<std::unique_ptr<kernels::LinearKernel>> Convolution::Create(
     const kernels::ConvolutionProblem& problem, const kernels::KernelRequest& request) {
+  if (problem.shape.spatial_axes() > 3) {
+    return Unsupported("oneDNN convolves over 1, 2 or 3 spatial axes, this problem has " +
+                       std::to_string(problem.shape.spatial_axes()));
+  }
   return CreateKernel<kernels::LinearKernel, Convolution>(
       "convolution", problem.shape, problem.bias, request.training, request.scratch);
 }
@@ -31,9 +35,9 @@ Status Convolution::Init(const kernels::ConvolutionShape& s, bool bias, bool tra
                          Scratch* scratch) {
   scratch_ = ScratchRef(scratch);
   const kernels::Window2d& w = s.window;
-  const bool winograd_shape = training && s.groups == 1 && w.kernel_h == 3 && w.kernel_w == 3 &&
-                              w.stride_h == 1 && w.stride_w == 1 && w.dilation_h == 1 &&
-                              w.dilation_w == 1;
+  const bool winograd_shape = training && s.leading.empty() && s.groups == 1 && w.kernel_h == 3 &&
+                              w.kernel_w == 3 && w.stride_h == 1 && w.stride_w == 1 &&
+                              w.dilation_h == 1 && w.dilation_w == 1;
   if (winograd_shape && Guarded("winograd convolution", [&] {
                           return Build(s, bias, training, algorithm::convolution_winograd);
                         }).ok()) {
@@ -45,15 +49,20 @@ Status Convolution::Init(const kernels::ConvolutionShape& s, bool bias, bool tra
 Status Convolution::Build(const kernels::ConvolutionShape& s, bool bias, bool training,
                           algorithm algo) {
   const kernels::Window2d& w = s.window;
-  const Dims src_dims = {s.batch, s.in_channels, s.in_h, s.in_w};
-  const Dims dst_dims = {s.batch, s.out_channels, s.out_h, s.out_w};
-  const Dims weight_dims = s.groups == 1
-                               ? Dims{s.out_channels, s.in_channels, w.kernel_h, w.kernel_w}
-                               : Dims{s.groups, s.out_channels / s.groups, s.in_channels / s.groups,
-                                      w.kernel_h, w.kernel_w};
-  const Dims strides = {w.stride_h, w.stride_w};
-  const Dims dilates = {w.dilation_h - 1, w.dilation_w - 1};  // oneDNN counts the gaps
-  const Dims padding = {w.pad_h, w.pad_w};                    // output sizes round down as Caffe's
+  // Per spatial axis, outermost first (a 3-D problem's depth, then H and W).
+  Dims src_dims = {s.batch, s.in_channels}, dst_dims = {s.batch, s.out_channels};
+  Dims weight_dims = {s.out_channels, s.in_channels};
+  if (s.groups > 1) weight_dims = {s.groups, s.out_channels / s.groups, s.in_channels / s.groups};
+  Dims strides, dilates, padding;  // oneDNN counts the dilation's gaps; sizes round down as Caffe's
+  for (int i = 0; i < s.spatial_axes(); ++i) {
+    const kernels::SpatialAxis a = s.axis(i);
+    src_dims.push_back(a.in);
+    dst_dims.push_back(a.out);
+    weight_dims.push_back(a.kernel);
+    strides.push_back(a.stride);
+    dilates.push_back(a.dilation - 1);
+    padding.push_back(a.pad);
+  }
   const memory::desc bias_desc = bias ? PlainDesc({s.out_channels}) : memory::desc();
 
   auto any = [](const Dims& d) { return memory::desc(d, memory::data_type::f32, tag::any); };
@@ -64,9 +73,11 @@ Status Convolution::Build(const kernels::ConvolutionShape& s, bool bias, bool tr
   // 48 -> 50 5x5 1.10x (AMD EPYC, 2 threads). Not where the blocked kernels stayed ahead: 1x1
   // kernels (jit_1x1), output channels in whole blocks (20 -> 64 5x5: blocked 1.29x faster), first
   // layers on raw images (fewer than 8 input channels), groups; nor with AVX2, where both ran even.
-  const bool channels_last = algo == algorithm::convolution_direct && BlocksOf16Channels() &&
-                             s.groups == 1 && s.in_channels >= 8 && s.out_channels % 16 != 0 &&
-                             (w.kernel_h > 1 || w.kernel_w > 1);
+  // 3-D problems (not measured) keep oneDNN's choice here and below.
+  const bool planar = s.leading.empty();
+  const bool channels_last = planar && algo == algorithm::convolution_direct &&
+                             BlocksOf16Channels() && s.groups == 1 && s.in_channels >= 8 &&
+                             s.out_channels % 16 != 0 && (w.kernel_h > 1 || w.kernel_w > 1);
   auto activation = [&](const Dims& d) {
     return channels_last ? memory::desc(d, memory::data_type::f32, tag::nhwc) : any(d);
   };
@@ -88,7 +99,8 @@ Status Convolution::Build(const kernels::ConvolutionShape& s, bool bias, bool tr
   // convolutions (one input channel per group) always keep oneDNN's depthwise kernels, which
   // vectorise over the groups in the blocked layouts.
   const bool depthwise = s.groups > 1 && s.in_channels == s.groups;
-  const bool flat_src = !depthwise && s.in_channels / s.groups < 8 && !BlocksOf16Channels();
+  const bool flat_src =
+      planar && !depthwise && s.in_channels / s.groups < 8 && !BlocksOf16Channels();
   convolution_backward_data::primitive_desc data_pd;
   convolution_backward_weights::primitive_desc weights_pd;
   if (training) {

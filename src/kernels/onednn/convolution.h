@@ -1,5 +1,6 @@
-// oneDNN 2-D convolution, an implementation of kernels/convolution.h (plain NCHW buffers; the
-// reference's results within float rounding).
+// oneDNN convolution over 2 or 3 spatial axes (a 1-D one arrives as 2-D), an implementation of
+// kernels/convolution.h (plain NCHW or NCDHW buffers; the reference's results within float
+// rounding); declines problems of more spatial axes.
 //
 // Primitives (forward; for training also backward-data and backward-weights) are created once
 // per problem with oneDNN choosing the layouts it computes fastest in (blocked, e.g. nChw8c on

@@ -365,6 +365,7 @@ StatusOr<std::unique_ptr<kernels::ConvBatchNormKernel>> DepthwiseConvBatchNorm::
     const kernels::ConvBatchNormProblem& problem, const kernels::KernelRequest&) {
   const kernels::ConvolutionShape& s = problem.shape;
   const kernels::Window2d& w = s.window;
+  if (!s.leading.empty()) return Unsupported("more than two spatial axes");
   if (s.groups != s.in_channels || s.out_channels != s.in_channels) {
     return Unsupported("not a depthwise convolution (one filter per channel)");
   }

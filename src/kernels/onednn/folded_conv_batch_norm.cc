@@ -80,6 +80,7 @@ void Gemm(bool transpose_a, int64_t m, int64_t n, int64_t k, const float* a, con
 StatusOr<std::unique_ptr<kernels::ConvBatchNormKernel>> FoldedConvBatchNorm::Create(
     const kernels::ConvBatchNormProblem& problem, const kernels::KernelRequest& request) {
   const kernels::ConvolutionShape& shape = problem.shape;
+  if (!shape.leading.empty()) return Unsupported("more than two spatial axes");
   if (!shape.window.IsPointwise() || shape.groups != 1 || shape.window.dilation_h != 1 ||
       shape.window.dilation_w != 1) {
     return Unsupported("not a 1x1 convolution of one group");

@@ -1,17 +1,18 @@
-// Reference 2-D convolution (kernels/convolution.h: cross-correlation with groups, padding,
-// stride and dilation), computed image by image as im2col followed by one sgemm per group; the
-// functions, and Convolution, which runs them as the op's last implementation.
+// Reference convolution over two or more spatial axes (kernels/convolution.h: cross-correlation
+// with groups, padding, stride and dilation), computed image by image as im2col (the N-d one
+// where the shape has leading axes) followed by one sgemm per group; the functions, and
+// Convolution, which runs them as the op's last implementation.
 //
-//   src          (batch, in_channels, in_h, in_w)
-//   weights      (out_channels, in_channels / groups, kernel_h, kernel_w)
+//   src          (batch, in_channels, [leading...,] in_h, in_w)
+//   weights      (out_channels, in_channels / groups, [leading...,] kernel_h, kernel_w)
 //   bias         (out_channels)
-//   dst          (batch, out_channels, out_h, out_w)
+//   dst          (batch, out_channels, [leading...,] out_h, out_w)
 //
-// All tensors are dense NCHW float32; diff_x has the shape of x. The caller owns every buffer,
-// including the column scratch `col` of ColumnBufferSize(shape) floats, so a call allocates
-// nothing. Forward and BackwardData overwrite their output; BackwardWeights and BiasBackward
-// accumulate (+=) into theirs, as Caffe's parameter gradients do. The functions are stateless;
-// Convolution owns its column buffer and is not thread-safe.
+// All tensors are dense row-major float32 (NCHW, NCDHW, ...); diff_x has the shape of x. The caller
+// owns every buffer, including the column scratch `col` of ColumnBufferSize(shape) floats, so a
+// call allocates nothing. Forward and BackwardData overwrite their output; BackwardWeights and
+// BiasBackward accumulate (+=) into theirs, as Caffe's parameter gradients do. The functions are
+// stateless; Convolution owns its column buffer and is not thread-safe.
 //
 // Deconvolution is this operator run backwards: its forward is BackwardData, its backward-data
 // is Forward, with src/dst swapped (see layers/deconvolution_layer.h).
@@ -28,6 +29,10 @@ namespace dtrain::reference {
 
 // Floats of column scratch one call needs (0 for a pointwise window, which needs none).
 int64_t ColumnBufferSize(const kernels::ConvolutionShape& shape);
+// Why the lowering of `shape` cannot run here, or OK: its column scratch larger than this
+// machine's memory, or a dimension of its matrix products beyond the int a GEMM takes. Callers
+// check it before allocating the scratch.
+Status CheckLowering(const kernels::ConvolutionShape& shape);
 
 // dst = conv(src, weights).
 void ConvolutionForward(const kernels::ConvolutionShape& shape, const float* src,
@@ -44,7 +49,7 @@ void BiasForward(int batch, int channels, int spatial, const float* bias, float*
 // diff_bias[c] += sum over n, s of diff_dst[n, c, s].
 void BiasBackward(int batch, int channels, int spatial, const float* diff_dst, float* diff_bias);
 
-// The op's reference kernel: takes every problem.
+// The op's reference kernel: takes every problem whose lowering fits (CheckLowering).
 class Convolution : public kernels::LinearKernel {
  public:
   static StatusOr<std::unique_ptr<kernels::LinearKernel>> Create(
