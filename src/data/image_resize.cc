@@ -75,10 +75,9 @@ void ResizeCubic(const HwcImage& in, int out_height, int out_width, uint8_t* out
     uint8_t* dst = out + static_cast<size_t>(y) * row_values;
     for (size_t i = 0; i < row_values; ++i) {
       // 64 bits: four rows of 255 * 2048 * 2048 weights can pass 2^31.
-      const int64_t sum = static_cast<int64_t>(rows[0][i]) * b[0] +
-                          static_cast<int64_t>(rows[1][i]) * b[1] +
-                          static_cast<int64_t>(rows[2][i]) * b[2] +
-                          static_cast<int64_t>(rows[3][i]) * b[3];
+      const int64_t sum =
+          static_cast<int64_t>(rows[0][i]) * b[0] + static_cast<int64_t>(rows[1][i]) * b[1] +
+          static_cast<int64_t>(rows[2][i]) * b[2] + static_cast<int64_t>(rows[3][i]) * b[3];
       const int64_t value = (sum + (int64_t{1} << 21)) >> 22;
       dst[i] = static_cast<uint8_t>(std::clamp<int64_t>(value, 0, 255));
     }

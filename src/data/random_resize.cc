@@ -34,10 +34,10 @@ Status CheckResizeParam(const ResizeParameter& resize, const std::string& field)
         mode == ResizeParameter::NEAREST) {
       continue;
     }
-    return Unsupported(field + ".interp_mode " +
-                       ResizeParameter::Interp_mode_Name(
-                           static_cast<ResizeParameter::Interp_mode>(mode)) +
-                       ": dtrain implements OpenCV's LINEAR, CUBIC and NEAREST only");
+    return Unsupported(
+        field + ".interp_mode " +
+        ResizeParameter::Interp_mode_Name(static_cast<ResizeParameter::Interp_mode>(mode)) +
+        ": dtrain implements OpenCV's LINEAR, CUBIC and NEAREST only");
   }
   return Status::Ok();
 }
@@ -67,7 +67,8 @@ StatusOr<ResizePlan> ShorterSideTo(int64_t shorter, int channels, int height, in
     return InvalidArgument(std::string(field) + ": the image (" + std::to_string(channels) + "x" +
                            std::to_string(height) + "x" + std::to_string(width) +
                            ") resized to a shorter side of " + std::to_string(shorter) +
-                           " would take " + ByteSize(bytes) + ", more than this machine's memory (" +
+                           " would take " + ByteSize(bytes) +
+                           ", more than this machine's memory (" +
                            ByteSize(static_cast<double>(MachineMemoryBytes())) + ")");
   }
   const int other = static_cast<int>(longer);
@@ -122,8 +123,8 @@ Status CheckResizeFields(const TransformationParameter& transform) {
                              std::to_string(r.min_size()) + " is more than max_size " +
                              std::to_string(r.max_size()));
     }
-    for (const auto& [name, size] : {std::pair<const char*, uint32_t>{"min_size", r.min_size()},
-                                     {"max_size", r.max_size()}}) {
+    for (const auto& [name, size] :
+         {std::pair<const char*, uint32_t>{"min_size", r.min_size()}, {"max_size", r.max_size()}}) {
       if (size > 0 && size < crop) {
         return InvalidArgument(std::string(kRandomResize) + "." + name + " " +
                                std::to_string(size) + " is less than crop_size " +
@@ -134,13 +135,14 @@ Status CheckResizeFields(const TransformationParameter& transform) {
     // The smallest image the largest size makes is square.
     const double largest = std::max(r.min_size(), r.max_size());
     if (largest * largest > static_cast<double>(MachineMemoryBytes())) {
-      return InvalidArgument(std::string(kRandomResize) + ": an image resized to a shorter side of " +
+      return InvalidArgument(std::string(kRandomResize) +
+                             ": an image resized to a shorter side of " +
                              std::to_string(static_cast<int64_t>(largest)) + " takes at least " +
                              ByteSize(largest * largest) + ", more than this machine's memory (" +
                              ByteSize(static_cast<double>(MachineMemoryBytes())) + ")");
     }
-    DT_RETURN_IF_ERROR(CheckResizeParam(r.resize_param(), std::string(kRandomResize) +
-                                                              ".resize_param"));
+    DT_RETURN_IF_ERROR(
+        CheckResizeParam(r.resize_param(), std::string(kRandomResize) + ".resize_param"));
   }
   if (transform.has_random_aspect_ratio_param()) {
     const RandomAspectRatioParameter& a = transform.random_aspect_ratio_param();
@@ -163,14 +165,14 @@ Status CheckResizeFields(const TransformationParameter& transform) {
                              Number(a.min_area_ratio()) + " is more than max_area_ratio " +
                              Number(a.max_area_ratio()));
     }
-    DT_RETURN_IF_ERROR(CheckResizeParam(a.resize_param(), std::string(kRandomAspect) +
-                                                              ".resize_param"));
+    DT_RETURN_IF_ERROR(
+        CheckResizeParam(a.resize_param(), std::string(kRandomAspect) + ".resize_param"));
   }
   return Status::Ok();
 }
 
-StatusOr<ResizePlan> DrawResize(const TransformationParameter& transform, int channels,
-                                int height, int width, Rng& rng) {
+StatusOr<ResizePlan> DrawResize(const TransformationParameter& transform, int channels, int height,
+                                int width, Rng& rng) {
   if (transform.has_random_resize_param()) {
     const RandomResizeParameter& r = transform.random_resize_param();
     const int64_t lo = r.min_size() > 0 ? r.min_size() : std::min(height, width);
@@ -179,11 +181,11 @@ StatusOr<ResizePlan> DrawResize(const TransformationParameter& transform, int ch
       return InvalidArgument(
           std::string(kRandomResize) + ": for this " + std::to_string(height) + "x" +
           std::to_string(width) + " image, min_size " +
-          (r.min_size() > 0 ? std::to_string(lo) : "0 (its shorter side, " + std::to_string(lo) +
-                                                       ")") +
+          (r.min_size() > 0 ? std::to_string(lo)
+                            : "0 (its shorter side, " + std::to_string(lo) + ")") +
           " is more than max_size " +
-          (r.max_size() > 0 ? std::to_string(hi) : "0 (its longer side, " + std::to_string(hi) +
-                                                       ")"));
+          (r.max_size() > 0 ? std::to_string(hi)
+                            : "0 (its longer side, " + std::to_string(hi) + ")"));
     }
     const int64_t shorter = lo + rng.UniformInt(static_cast<uint32_t>(hi - lo + 1));
     DT_ASSIGN_OR_RETURN(ResizePlan plan,

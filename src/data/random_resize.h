@@ -51,7 +51,7 @@ Status CheckResizeFields(const TransformationParameter& transform);
 // The plan for one height x width image with `channels` channels (transform as checked by
 // CheckResizeFields). Errors: a size range that this image leaves empty (min_size or max_size
 // 0), a resized image larger than the machine's memory.
-StatusOr<ResizePlan> DrawResize(const TransformationParameter& transform, int channels,
-                                int height, int width, Rng& rng);
+StatusOr<ResizePlan> DrawResize(const TransformationParameter& transform, int channels, int height,
+                                int width, Rng& rng);
 
 }  // namespace dtrain

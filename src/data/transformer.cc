@@ -220,8 +220,7 @@ Status DataTransformer::Transform(const PixelView& image, Rng& rng, float* out) 
   return Status::Ok();
 }
 
-void DataTransformer::ApplyPixels(const Window& window, const PixelView& image,
-                                  float* out) const {
+void DataTransformer::ApplyPixels(const Window& window, const PixelView& image, float* out) const {
   const uint8_t* pixels = image.pixels;
   const int channels = image.channels, in_height = image.height, in_width = image.width;
   const float scale = param_.scale();
@@ -273,9 +272,9 @@ Status DataTransformer::TransformIntel(const PixelView& image, Rng& rng, float* 
     resized.resize(static_cast<size_t>(channels) * plan.out_height * plan.out_width);
     std::vector<int> scratch;
     if (image.interleaved) {
-      const HwcImage box{image.pixels + (static_cast<size_t>(plan.y) * image.width + plan.x) *
-                                            channels,
-                         channels, plan.height, plan.width};
+      const HwcImage box{
+          image.pixels + (static_cast<size_t>(plan.y) * image.width + plan.x) * channels, channels,
+          plan.height, plan.width};
       if (plan.width == image.width) {
         ResizeImage(box, plan.out_height, plan.out_width, plan.interpolation, resized.data(),
                     &scratch);
