@@ -33,20 +33,6 @@ std::vector<std::string> RefusedFields(const LayerParameter& layer) {
                     "\": Intel Caffe's values are direct, winograd and auto");
     }
   }
-  const TransformationParameter& transform = layer.transform_param();
-  if (transform.has_random_resize_param()) {
-    why.push_back(
-        "transform_param.random_resize_param: dtrain does not apply Intel Caffe's random "
-        "resize yet");
-  }
-  if (transform.has_random_aspect_ratio_param()) {
-    why.push_back(
-        "transform_param.random_aspect_ratio_param: dtrain does not apply Intel Caffe's "
-        "random area and aspect crop yet");
-  }
-  if (transform.has_pad()) {
-    why.push_back("transform_param.pad: dtrain does not apply Intel Caffe's padding yet");
-  }
   if (layer.has_batch_norm_param()) {
     const BatchNormParameter& bn = layer.batch_norm_param();
     if (bn.has_use_weight_bias() || bn.has_bias_term() || bn.has_filler() || bn.has_bias_filler() ||
