@@ -2,7 +2,9 @@
 // of layers with top shapes, parameter counts and forward FLOPs where the shapes can be known
 // (a missing data source leaves them unknown rather than failing the check).
 #include <cstdio>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/net_state_flags.h"
@@ -15,6 +17,7 @@
 #include "net/net.h"
 #include "net/net_filter.h"
 #include "net/read_net.h"
+#include "solver/multi_phase.h"
 #include "solver/net_loading.h"
 #include "solver/solver_param_checks.h"
 #include "solver/upgrade_solver.h"
@@ -194,6 +197,17 @@ Status RunCheck(const Flags& flags) {
           "nets' stages and levels");
     }
     const std::string path = flags.Get("solver");
+    DT_ASSIGN_OR_RETURN(const std::optional<std::vector<SolverParameter>> phases,
+                        ReadSolverPhases(path));
+    if (phases) {  // Intel Caffe's multi-phase file: each phase's train net
+      for (size_t j = 0; j < phases->size(); ++j) {
+        const SolverParameter& phase = (*phases)[j];
+        DT_RETURN_IF_ERROR(CheckNet(phase.net_param(), TRAIN,
+                                    path + " (phase " + std::to_string(j) + ")",
+                                    phase.train_state()));
+      }
+      return Status::Ok();
+    }
     DT_ASSIGN_OR_RETURN(const SolverParameter solver, ReadSolverNamingAll(path));
     DT_RETURN_IF_ERROR(ValidateSolverParameter(solver).WithContext(path));
     std::vector<std::pair<NetParameter, std::string>> nets;

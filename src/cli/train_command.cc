@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -22,6 +23,7 @@
 #include "distributed/trainer.h"
 #include "kernels/compute_threads.h"
 #include "net/read_net.h"
+#include "solver/multi_phase.h"
 #include "solver/net_loading.h"
 #include "solver/snapshot_output.h"
 #include "solver/solver.h"
@@ -103,7 +105,17 @@ std::string LastTestLine(const TestReport& test, int last_iteration, int test_in
   return line.str();
 }
 
-Status Train(const Flags& flags, Communicator& communicator, const std::string& who) {
+// One phase of an Intel Caffe multi-phase file: its solver, its number, and the weights the
+// phases hand on (the previous phase's before training, this one's after).
+struct TrainingPhase {
+  SolverParameter solver;
+  int index = 0;
+  NetParameter weights;
+};
+
+// Trains the --solver file, or one phase of it when `phase` is given.
+Status Train(const Flags& flags, Communicator& communicator, const std::string& who,
+             TrainingPhase* phase) {
   const bool leader = communicator.rank() == 0;
   TrainerOptions options;
   options.who = who;
@@ -115,6 +127,7 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   if (flags.Has("gpu")) DT_LOG(INFO) << "--gpu given; dtrain trains on the CPU.";
   JobRequest request;
   request.solver_path = flags.Get("solver");
+  if (phase) request.solver = phase->solver;
   request.rank = communicator.rank();
   request.world = communicator.size();
   if (flags.Has("iterations")) {
@@ -182,7 +195,8 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   }
   std::unique_ptr<MetricsFile> metrics;
   if (flags.Has("metrics") && leader) {  // one metrics file, from rank 0
-    DT_ASSIGN_OR_RETURN(metrics, MetricsFile::Open(flags.Get("metrics"), restart > 0));
+    DT_ASSIGN_OR_RETURN(metrics, MetricsFile::Open(flags.Get("metrics"),
+                                                   restart > 0 || (phase && phase->index > 0)));
     MetricsFile* m = metrics.get();
     solver->AddDisplayObserver([m](const IterationReport& r) { m->WriteTrain(r); });
     solver->AddTestObserver([m](const TestReport& r) { m->WriteTest(r); });
@@ -208,7 +222,9 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   } else if (param.weights_size() > 0) {
     DT_LOG(INFO) << "--weights overrides the solver's weights";
   }
-  if (flags.Has("snapshot")) {
+  if (phase && phase->index > 0) {  // every rank holds the weights the last phase ended with
+    DT_RETURN_IF_ERROR(solver->net().CopyTrainedLayersFrom(phase->weights));
+  } else if (flags.Has("snapshot")) {
     DT_RETURN_IF_ERROR(trainer.Restore(flags.Get("snapshot")));
   } else if (!weights.empty() && leader) {  // the broadcast below gives them to every rank
     DT_RETURN_IF_ERROR(LoadWeights(weights, flags.GetBool("weights-strict"), &solver->net()));
@@ -223,6 +239,7 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   }
   DT_LOG(INFO) << "Starting Optimization";
   DT_RETURN_IF_ERROR(trainer.Solve());
+  if (phase) solver->net().ToProto(&phase->weights);
   if (tested)
     DT_LOG(INFO) << LastTestLine(last_test, solver->iter(), param.test_interval(),
                                  param.test_offset());
@@ -231,6 +248,30 @@ Status Train(const Flags& flags, Communicator& communicator, const std::string& 
   if (metrics) DT_RETURN_IF_ERROR(metrics->status());
   if (tensorboard) DT_RETURN_IF_ERROR(tensorboard->status());
   if (timeline) DT_RETURN_IF_ERROR(timeline->status());
+  return Status::Ok();
+}
+
+// The --solver file, or each phase of an Intel Caffe multi-phase file in turn.
+Status TrainAllPhases(const Flags& flags, Communicator& communicator, const std::string& who) {
+  DT_ASSIGN_OR_RETURN(const std::optional<std::vector<SolverParameter>> phases,
+                      ReadSolverPhases(flags.Get("solver")));
+  if (!phases) return Train(flags, communicator, who, nullptr);
+  if (flags.Has("snapshot")) {
+    return InvalidArgument(
+        "--snapshot resumes one solver; " + flags.Get("solver") +
+        " is a multi-phase file (Intel Caffe's): train its phases from the start, or resume a "
+        "phase's snapshot with a solver file of that phase");
+  }
+  TrainingPhase phase;
+  for (size_t j = 0; j < phases->size(); ++j) {
+    DT_LOG(INFO) << "Phase " << j << " of " << phases->size() << " of " << flags.Get("solver")
+                 << " (Intel Caffe's multi-phase training), snapshot_prefix "
+                 << (*phases)[j].snapshot_prefix();
+    phase.solver = (*phases)[j];
+    phase.index = static_cast<int>(j);
+    DT_RETURN_IF_ERROR(
+        Train(flags, communicator, who, &phase).WithContext("phase " + std::to_string(j)));
+  }
   return Status::Ok();
 }
 
@@ -256,7 +297,7 @@ Status RunTrain(const Flags& flags) {
   if (status.ok() && communicator->size() > 1) {
     DT_LOG(INFO) << "Data-parallel: " << communicator->description() << "; this is " << who;
   }
-  if (status.ok()) status = Train(flags, *communicator, who);
+  if (status.ok()) status = TrainAllPhases(flags, *communicator, who);
   if (!status.ok() && communicator->size() > 1) {
     // The other ranks would wait for this one in their next collective: end them all now.
     // Rank 0 logs to the console; the others' errors must reach it too.

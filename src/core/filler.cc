@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/gabor_filler.h"
 #include "proto/filler.pb.h"
 
 namespace dtrain {
@@ -26,15 +27,15 @@ float FanScale(const FillerParameter& param, const Tensor& t) {
 Status ValidateFiller(const FillerParameter& param) {
   const std::string& t = param.type();
   if (t == "constant" || t == "uniform" || t == "gaussian" || t == "xavier" || t == "msra" ||
-      t == "bilinear" || t == "positive_unitball") {
+      t == "bilinear" || t == "positive_unitball" || t == "gabor") {
     return Status::Ok();
   }
   return Unsupported("unknown filler type \"" + t +
                      "\"; supported: constant, uniform, gaussian, xavier, msra, bilinear, "
-                     "positive_unitball");
+                     "positive_unitball, gabor");
 }
 
-void Fill(const FillerParameter& param, Rng& rng, Tensor* tensor) {
+Status Fill(const FillerParameter& param, Rng& rng, Tensor* tensor) {
   float* x = tensor->mutable_data();
   const int64_t n = tensor->count();
   const std::string& t = param.type();
@@ -56,7 +57,8 @@ void Fill(const FillerParameter& param, Rng& rng, Tensor* tensor) {
     const float scale = std::sqrt(3.f / FanScale(param, *tensor));
     for (int64_t i = 0; i < n; ++i) x[i] = rng.Uniform(-scale, scale);
   } else if (t == "msra") {
-    const float stddev = std::sqrt(2.f / FanScale(param, *tensor));
+    // Intel Caffe's `scale` multiplies the deviation (1, BVLC's, by default).
+    const float stddev = param.scale() * std::sqrt(2.f / FanScale(param, *tensor));
     for (int64_t i = 0; i < n; ++i) x[i] = rng.Gaussian(0.f, stddev);
   } else if (t == "bilinear") {
     // Upsampling kernel for Deconvolution: each spatial filter is a bilinear interpolation.
@@ -77,9 +79,12 @@ void Fill(const FillerParameter& param, Rng& rng, Tensor* tensor) {
       for (int64_t j = 0; j < dim; ++j) sum += x[i + j];
       for (int64_t j = 0; j < dim; ++j) x[i + j] /= sum;
     }
+  } else if (t == "gabor") {
+    return FillGabor(tensor);
   } else {
     DT_CHECK(false && "filler not validated");
   }
+  return Status::Ok();
 }
 
 }  // namespace dtrain

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -169,6 +171,10 @@ class TextErrorCollector : public pb::io::ErrorCollector {
     return all;
   }
   bool has_unknown_fields() const { return !unknown_fields_.empty(); }
+  // Where protobuf's first error is, and what it says (line -2: none).
+  int first_line() const { return first_line_; }
+  int first_column() const { return first_column_; }
+  const std::string& first_message() const { return first_message_; }
 
  private:
   std::string Where(int line, int column) const {
@@ -177,6 +183,11 @@ class TextErrorCollector : public pb::io::ErrorCollector {
     return name_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1);
   }
   void Add(int line, int column, const std::string& message) {
+    if (first_line_ == -2) {
+      first_line_ = line;
+      first_column_ = column;
+      first_message_ = message;
+    }
     if (!errors_.empty()) errors_ += "\n";
     // Protobuf places an error at the end of the text on the line after the last newline, past
     // the file's last line: say the end of the last line, and that the file ended there.
@@ -212,7 +223,47 @@ class TextErrorCollector : public pb::io::ErrorCollector {
   std::string_view text_;
   std::string errors_;
   std::vector<std::string> unknown_fields_;
+  int first_line_ = -2, first_column_ = 0;
+  std::string first_message_;
 };
+
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+}
+
+// Overwrites with spaces the last `field: VALUE` before (line, column) of `text` (protobuf places
+// an unknown enum value's error at the token after it), so that a parse of the rest keeps every
+// other position. Returns where VALUE was as "LINE:COLUMN" (1-based), or "" where the text there
+// has another shape (a list of values, say) and nothing was blanked.
+std::string BlankAssignment(std::string* text, int line, int column, const std::string& value) {
+  size_t limit = 0;
+  for (int l = 0; l < line; ++l) {
+    limit = text->find('\n', limit);
+    if (limit == std::string::npos) return "";
+    ++limit;
+  }
+  limit = std::min(text->size(), limit + static_cast<size_t>(std::max(column, 0)));
+  if (value.empty() || limit < value.size()) return "";
+  const size_t at = text->rfind(value, limit - value.size());
+  if (at == std::string::npos) return "";
+  const size_t end = at + value.size();
+  if ((at > 0 && IsNameChar((*text)[at - 1])) || (end < text->size() && IsNameChar((*text)[end]))) {
+    return "";
+  }
+  size_t colon = at;
+  while (colon > 0 && std::isspace(static_cast<unsigned char>((*text)[colon - 1]))) --colon;
+  if (colon == 0 || (*text)[colon - 1] != ':') return "";
+  size_t name = colon - 1;
+  while (name > 0 && std::isspace(static_cast<unsigned char>((*text)[name - 1]))) --name;
+  while (name > 0 && IsNameChar((*text)[name - 1])) --name;
+  for (size_t i = name; i < end; ++i) {
+    if ((*text)[i] != '\n') (*text)[i] = ' ';
+  }
+  const size_t line_start = text->rfind('\n', at);
+  const size_t first_column = line_start == std::string::npos ? 0 : line_start + 1;
+  const auto lines = std::count(text->begin(), text->begin() + static_cast<long>(at), '\n');
+  return std::to_string(lines + 1) + ":" + std::to_string(at - first_column + 1);
+}
 
 // Writes through `serialize` to a temp file next to `path`, fsyncs it, renames it over `path` and
 // fsyncs the directory. Removes the temp file on failure.
@@ -281,17 +332,42 @@ Status ParseTextProto(const std::string& text, const std::string& name_for_error
   if (rest_parsed) *rest_parsed = false;
   const std::string too_deep = TextNestingError(text, name_for_errors);
   if (!too_deep.empty()) return InvalidArgument(too_deep);
-  TextErrorCollector errors(name_for_errors, text);
-  pb::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  // Unknown fields are skipped and collected rather than ending the parse, so that one run names
-  // every field the file has and the schema lacks; any of them still fails the parse.
-  parser.AllowUnknownField(true);
-  const bool parsed = parser.ParseFromString(text, msg);
-  if (parsed && !errors.has_unknown_fields()) return Status::Ok();
-  if (rest_parsed) *rest_parsed = parsed;  // parsed to the end, unknown fields skipped
-  if (!errors.problems().empty()) return InvalidArgument(errors.problems());
-  return InvalidArgument(name_for_errors + ": cannot parse as " + msg->GetTypeName());
+  // An enum value the schema lacks ends protobuf's parse; each one found is noted and its
+  // assignment blanked out, and the rest parsed again, so that one run names them all along with
+  // the unknown fields after them (a bounded number of times).
+  constexpr int kMostEnumValues = 64;
+  std::string working = text, enum_values;
+  for (int round = 0;; ++round) {
+    TextErrorCollector errors(name_for_errors, working);
+    pb::TextFormat::Parser parser;
+    parser.RecordErrorsTo(&errors);
+    // Unknown fields are skipped and collected rather than ending the parse, so that one run
+    // names every field the file has and the schema lacks; any of them still fails the parse.
+    parser.AllowUnknownField(true);
+    msg->Clear();
+    const bool parsed = parser.ParseFromString(working, msg);
+    const std::string& first = errors.first_message();
+    const std::string enum_error = "Unknown enumeration value of \"";
+    const size_t quote = first.find('"', enum_error.size());
+    if (!parsed && round < kMostEnumValues && first.rfind(enum_error, 0) == 0 &&
+        quote != std::string::npos) {
+      const std::string where =
+          BlankAssignment(&working, errors.first_line(), errors.first_column(),
+                          first.substr(enum_error.size(), quote - enum_error.size()));
+      if (!where.empty()) {
+        enum_values += name_for_errors + ":" + where + ": " + first + "\n";
+        continue;
+      }
+    }
+    if (parsed && !errors.has_unknown_fields() && enum_values.empty()) return Status::Ok();
+    if (rest_parsed) *rest_parsed = parsed;  // parsed to the end, unknown fields skipped
+    const std::string problems = enum_values + errors.problems();
+    if (!problems.empty()) {
+      return InvalidArgument(problems.back() == '\n' ? problems.substr(0, problems.size() - 1)
+                                                     : problems);
+    }
+    return InvalidArgument(name_for_errors + ": cannot parse as " + msg->GetTypeName());
+  }
 }
 
 Status ReadTextProto(const std::string& path, pb::Message* msg, bool* rest_parsed) {

@@ -1,9 +1,12 @@
 #include "data/transformer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/proto_io.h"
 #include "data/datum.h"
+#include "data/random_resize.h"
 
 namespace dtrain {
 
@@ -17,12 +20,13 @@ TransformationParameter WithLegacyDataFields(TransformationParameter transform,
 }
 
 DataTransformer::DataTransformer(const TransformationParameter& param, Phase phase, uint64_t seed)
-    : param_(param), phase_(phase), rng_(seed) {}
+    : param_(param), phase_(phase), rng_(seed), resizes_(ResizesImages(param)) {}
 
 Status DataTransformer::Init() {
   if (param_.has_mean_file() && param_.mean_value_size() > 0) {
     return InvalidArgument("transform_param: cannot specify both mean_file and mean_value");
   }
+  DT_RETURN_IF_ERROR(CheckResizeFields(param_));
   if (!param_.has_mean_file()) return Status::Ok();
 
   const std::string& path = param_.mean_file();
@@ -45,7 +49,8 @@ Status DataTransformer::Init() {
 
 std::vector<int> DataTransformer::OutputShape(int channels, int height, int width) const {
   const int crop = static_cast<int>(param_.crop_size());
-  return {channels, crop > 0 ? crop : height, crop > 0 ? crop : width};
+  const int pad = static_cast<int>(param_.pad());
+  return {channels, (crop > 0 ? crop : height) + 2 * pad, (crop > 0 ? crop : width) + 2 * pad};
 }
 
 std::vector<int> DataTransformer::OutputShape(const Datum& datum) const {
@@ -53,6 +58,17 @@ std::vector<int> DataTransformer::OutputShape(const Datum& datum) const {
 }
 
 Status DataTransformer::CheckFits(int channels, int height, int width) const {
+  if (!resizes_) return CheckFitsImage(channels, height, width);
+  const int means = param_.mean_value_size();
+  if (means > 1 && means != channels) {
+    return InvalidArgument("transform_param has " + std::to_string(means) +
+                           " mean_value entries; give 1 or one per channel (" +
+                           std::to_string(channels) + ")");
+  }
+  return Status::Ok();
+}
+
+Status DataTransformer::CheckFitsImage(int channels, int height, int width) const {
   // Built only for a message: CheckFits runs for every image.
   auto shape = [&] {
     return std::to_string(channels) + "x" + std::to_string(height) + "x" + std::to_string(width);
@@ -81,14 +97,25 @@ Status DataTransformer::CheckFits(const Datum& datum) const {
   return CheckFits(datum.channels(), datum.height(), datum.width());
 }
 
-DataTransformer::Window DataTransformer::Draw(int in_height, int in_width, Rng& rng) const {
+DataTransformer::Draws DataTransformer::DrawRaw(Rng& rng) const {
+  Draws draws;
+  if (param_.mirror()) draws.mirror = rng.Next();
+  if (param_.crop_size() > 0 && phase_ == TRAIN) {
+    draws.h = rng.Next();
+    draws.w = rng.Next();
+  }
+  return draws;
+}
+
+DataTransformer::Window DataTransformer::WindowOf(const Draws& draws, int in_height,
+                                                  int in_width) const {
   const int crop = static_cast<int>(param_.crop_size());
-  Window window{in_height, in_width, 0, 0, param_.mirror() && rng.UniformInt(2) != 0};
+  Window window{in_height, in_width, 0, 0, param_.mirror() && draws.mirror % 2 != 0};
   if (crop > 0) {
     window.height = window.width = crop;
     if (phase_ == TRAIN) {
-      window.h_off = static_cast<int>(rng.UniformInt(in_height - crop + 1));
-      window.w_off = static_cast<int>(rng.UniformInt(in_width - crop + 1));
+      window.h_off = static_cast<int>(draws.h % static_cast<uint32_t>(in_height - crop + 1));
+      window.w_off = static_cast<int>(draws.w % static_cast<uint32_t>(in_width - crop + 1));
     } else {
       window.h_off = (in_height - crop) / 2;
       window.w_off = (in_width - crop) / 2;
@@ -167,8 +194,15 @@ Status DataTransformer::Transform(const Datum& datum, float* out) {
                          datum.height(), datum.width(), false};
     return Transform(view, rng_, out);
   }
+  if (resizes_ || param_.pad() > 0) {
+    return Unsupported(std::string("transform_param.") +
+                       (resizes_ ? (param_.has_random_resize_param() ? "random_resize_param"
+                                                                     : "random_aspect_ratio_param")
+                                 : "pad") +
+                       " with a float_data record: Intel Caffe resizes and pads 8-bit images only");
+  }
   const int in_height = datum.height(), in_width = datum.width();
-  const Window window = Draw(in_height, in_width, rng_);
+  const Window window = WindowOf(DrawRaw(rng_), in_height, in_width);
   const float* values = datum.float_data().data();
   Apply(
       window, datum.channels(), in_height, in_width,
@@ -181,7 +215,12 @@ Status DataTransformer::Transform(const Datum& datum, float* out) {
 
 Status DataTransformer::Transform(const PixelView& image, Rng& rng, float* out) const {
   DT_RETURN_IF_ERROR(CheckFits(image.channels, image.height, image.width));
-  const Window window = Draw(image.height, image.width, rng);
+  if (resizes_ || param_.pad() > 0) return TransformIntel(image, rng, out);
+  ApplyPixels(WindowOf(DrawRaw(rng), image.height, image.width), image, out);
+  return Status::Ok();
+}
+
+void DataTransformer::ApplyPixels(const Window& window, const PixelView& image, float* out) const {
   const uint8_t* pixels = image.pixels;
   const int channels = image.channels, in_height = image.height, in_width = image.width;
   const float scale = param_.scale();
@@ -219,6 +258,82 @@ Status DataTransformer::Transform(const PixelView& image, Rng& rng, float* out) 
               pixels[(static_cast<int64_t>(c) * in_height + y) * in_width + x]);
         },
         out);
+  }
+}
+
+Status DataTransformer::TransformIntel(const PixelView& image, Rng& rng, float* out) const {
+  const Draws draws = DrawRaw(rng);
+  PixelView view = image;
+  std::vector<uint8_t> resized;
+  if (resizes_) {
+    DT_ASSIGN_OR_RETURN(const ResizePlan plan,
+                        DrawResize(param_, image.channels, image.height, image.width, rng));
+    const int channels = image.channels;
+    resized.resize(static_cast<size_t>(channels) * plan.out_height * plan.out_width);
+    std::vector<int> scratch;
+    if (image.interleaved) {
+      const HwcImage box{
+          image.pixels + (static_cast<size_t>(plan.y) * image.width + plan.x) * channels, channels,
+          plan.height, plan.width};
+      if (plan.width == image.width) {
+        ResizeImage(box, plan.out_height, plan.out_width, plan.interpolation, resized.data(),
+                    &scratch);
+      } else {
+        // The box's rows are not contiguous in the image: copy it out first.
+        std::vector<uint8_t> copy(static_cast<size_t>(channels) * plan.height * plan.width);
+        const size_t row = static_cast<size_t>(plan.width) * channels;
+        for (int y = 0; y < plan.height; ++y) {
+          std::copy_n(box.pixels + static_cast<size_t>(y) * image.width * channels, row,
+                      copy.data() + y * row);
+        }
+        ResizeImage({copy.data(), channels, plan.height, plan.width}, plan.out_height,
+                    plan.out_width, plan.interpolation, resized.data(), &scratch);
+      }
+    } else {
+      // CHW: each plane is a 1-channel image.
+      const size_t in_plane = static_cast<size_t>(image.height) * image.width;
+      const size_t out_plane = static_cast<size_t>(plan.out_height) * plan.out_width;
+      std::vector<uint8_t> copy(static_cast<size_t>(plan.height) * plan.width);
+      for (int c = 0; c < channels; ++c) {
+        const uint8_t* plane = image.pixels + c * in_plane;
+        for (int y = 0; y < plan.height; ++y) {
+          std::copy_n(plane + static_cast<size_t>(plan.y + y) * image.width + plan.x, plan.width,
+                      copy.data() + static_cast<size_t>(y) * plan.width);
+        }
+        ResizeImage({copy.data(), 1, plan.height, plan.width}, plan.out_height, plan.out_width,
+                    plan.interpolation, resized.data() + c * out_plane, &scratch);
+      }
+    }
+    view = {resized.data(), channels, plan.out_height, plan.out_width, image.interleaved};
+    const Status fits = CheckFitsImage(view.channels, view.height, view.width);
+    if (!fits.ok()) {
+      return fits.WithContext(
+          std::string("after transform_param.") +
+          (param_.has_random_resize_param() ? "random_resize_param" : "random_aspect_ratio_param") +
+          " resized the " + std::to_string(image.channels) + "x" + std::to_string(image.height) +
+          "x" + std::to_string(image.width) + " image");
+    }
+  }
+  const Window window = WindowOf(draws, view.height, view.width);
+  const int pad = static_cast<int>(param_.pad());
+  if (pad == 0) {
+    ApplyPixels(window, view, out);
+    return Status::Ok();
+  }
+  // The window's values, then the same inside a border of zeros; Intel Caffe rounds them to
+  // integers where mean_value is given.
+  std::vector<float> inner(static_cast<size_t>(view.channels) * window.height * window.width);
+  ApplyPixels(window, view, inner.data());
+  const bool round = param_.mean_value_size() > 0;
+  const int out_width = window.width + 2 * pad;
+  const size_t out_plane = static_cast<size_t>(window.height + 2 * pad) * out_width;
+  std::fill(out, out + view.channels * out_plane, 0.f);
+  for (int c = 0; c < view.channels; ++c) {
+    for (int h = 0; h < window.height; ++h) {
+      const float* src = inner.data() + (static_cast<size_t>(c) * window.height + h) * window.width;
+      float* dst = out + c * out_plane + static_cast<size_t>(h + pad) * out_width + pad;
+      for (int w = 0; w < window.width; ++w) dst[w] = round ? std::nearbyint(src[w]) : src[w];
+    }
   }
   return Status::Ok();
 }

@@ -11,7 +11,22 @@
 //     mean_value applies to every channel), or 0;
 //   - scale defaults to 1.
 // Random draws come from the transformer's own Rng in Caffe's order: mirror coin (only when mirror
-// is set), then h_off, then w_off (only when cropping in TRAIN).
+// is set), then h_off, then w_off (only when cropping in TRAIN). Each is a raw 32-bit draw taken
+// modulo its range, as Caffe's rand_num(n).
+//
+// Intel Caffe's additions (its data_transformer.cpp):
+//   - random_resize_param / random_aspect_ratio_param (random_resize.h) resize each image before
+//     the crop, in every phase, as Intel's do; crop_size is required with them. The raw draws of
+//     the mirror coin and crop offsets come first, then the resize's draws, then the offsets are
+//     taken modulo the resized image's ranges: the order of Intel's Data layer, which draws
+//     mirror and offsets ahead (GenerateRandNumbers). 8-bit images only (a float_data Datum is
+//     refused); the resized image is what the crop, mean_file and mirror then see;
+//   - pad surrounds the output (crop, or whole image) with pad zeros on each side: the output is
+//     (crop_size or H) + 2 * pad square; as in Intel's, the values inside are rounded to the
+//     nearest integer (nearbyint) when mean_value is given. pad with mean_file is refused (Intel
+//     reads the mean image shifted by pad). Intel's padded rows h == H_out - pad and columns
+//     w == W_out - pad got (0 - mean) * scale, an off-by-one of its loop; here every border value
+//     is 0.
 //
 // The same transform reads a Datum (uint8 or float payload) or 8-bit pixels straight from a
 // decoder's buffer, CHW planes or HWC interleaved (PixelView), so that decoded images are cropped
@@ -60,6 +75,8 @@ class DataTransformer {
 
   // Checks that an image (a Datum already validated, see datum.h) fits the parameters: at least
   // crop_size high and wide, same shape as the mean image, one mean_value or one per channel.
+  // Where each image is resized (resizes()), only the mean_value count: the rest is checked on
+  // the resized image, by Transform.
   Status CheckFits(int channels, int height, int width) const;
   Status CheckFits(const Datum& datum) const;
 
@@ -70,6 +87,9 @@ class DataTransformer {
   Status Transform(const PixelView& image, Rng& rng, float* out) const;
 
   const TransformationParameter& param() const { return param_; }
+  // True when every image is resized before the crop (random_resize_param or
+  // random_aspect_ratio_param): images of any size give the same output shape.
+  bool resizes() const { return resizes_; }
   // The mean image ({C, H, W}) read by Init(), or null when mean_file is not set.
   const Tensor* mean_image() const { return has_mean_file_ ? &mean_ : nullptr; }
   // The random stream, for saving and restoring it with a snapshot.
@@ -80,12 +100,23 @@ class DataTransformer {
   TransformationParameter param_;
   Phase phase_;
   Rng rng_;
-  // Crop window and mirror coin of one image, drawn from `rng` in Caffe's order.
+  bool resizes_ = false;
+  // The raw draws of the mirror coin and the crop offsets, in Caffe's order.
+  struct Draws {
+    uint32_t mirror = 0, h = 0, w = 0;
+  };
+  Draws DrawRaw(Rng& rng) const;
+  // Crop window and mirror coin of one image.
   struct Window {
     int height, width, h_off, w_off;
     bool mirror;
   };
-  Window Draw(int in_height, int in_width, Rng& rng) const;
+  Window WindowOf(const Draws& draws, int in_height, int in_width) const;
+  Status CheckFitsImage(int channels, int height, int width) const;
+  // Transform of 8-bit pixels with the raw draws made: the window's values to `out`.
+  void ApplyPixels(const Window& window, const PixelView& image, float* out) const;
+  // Resize (resizes()) and pad around ApplyPixels.
+  Status TransformIntel(const PixelView& image, Rng& rng, float* out) const;
   // out[c][h][w] = (pixel(c, y, x) - mean) * scale over the window; see the file comment.
   template <typename Pixel>
   void Apply(const Window& window, int channels, int in_height, int in_width, const Pixel& pixel,

@@ -229,7 +229,11 @@ StatusOr<std::vector<std::string>> SplitGlobalBatch(SolverParameter* solver, int
 StatusOr<RankJob> ResolveRankJob(const JobRequest& request) {
   RankJob job;
   job.solver_path = ExpandRankPattern(request.solver_path, request.rank, request.world);
-  DT_ASSIGN_OR_RETURN(job.solver, ReadSolverParameter(job.solver_path));
+  if (request.solver) {
+    job.solver = *request.solver;
+  } else {
+    DT_ASSIGN_OR_RETURN(job.solver, ReadSolverParameter(job.solver_path));
+  }
   SolverParameter& solver = job.solver;
   if (request.iterations >= 0) solver.set_max_iter(request.iterations);
   const std::filesystem::path path(job.solver_path);

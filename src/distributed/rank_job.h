@@ -42,6 +42,8 @@ enum class UnevenBatch {
 
 struct JobRequest {
   std::string solver_path;  // --solver, possibly with %# and %*
+  // A phase of a multi-phase file (solver/multi_phase.h), trained instead of reading solver_path.
+  std::optional<SolverParameter> solver;
   int rank = 0;
   int world = 1;                      // the number of ranks
   int iterations = -1;                // --iterations; -1: the solver's max_iter

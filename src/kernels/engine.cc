@@ -29,8 +29,9 @@ StatusOr<Engine> ParseEngine(const std::string& name) {
   const std::string base = Trim(upper.substr(0, colon));
   if (colon != std::string::npos) {
     if (base != "MKLDNN" && base != "ONEDNN") {
-      return InvalidArgument("engine '" + name + "': only MKLDNN takes sub-engines (Intel Caffe's " +
-                             "rule), " + (base.empty() ? "and it names no engine" : base + " none"));
+      return InvalidArgument("engine '" + name +
+                             "': only MKLDNN takes sub-engines (Intel Caffe's " + "rule), " +
+                             (base.empty() ? "and it names no engine" : base + " none"));
     }
     std::string sub;
     int subs = 0;
@@ -58,8 +59,9 @@ StatusOr<Engine> ParseEngine(const std::string& name) {
     return InvalidArgument("engine '" + name + "': dtrain has no GPU engine (ONEDNN, MKLDNN, " +
                            "MKLDNN:CPU, MKL2017, REFERENCE, CAFFE or ANY)");
   }
-  return InvalidArgument("unknown engine '" + name +
-                         "' (expected ONEDNN, MKLDNN, MKLDNN:CPU, MKL2017, REFERENCE, CAFFE or ANY)");
+  return InvalidArgument(
+      "unknown engine '" + name +
+      "' (expected ONEDNN, MKLDNN, MKLDNN:CPU, MKL2017, REFERENCE, CAFFE or ANY)");
 }
 
 const char* EngineName(Engine engine) {

@@ -138,7 +138,7 @@ Status BaseConvolutionLayer::SetUpBlob(int index, const std::vector<int>& shape,
   if (!valid.ok())
     return Status(valid.code(), Error(std::string(what) + "_filler: " + valid.message()).message());
   blobs_.push_back(std::make_shared<Tensor>(shape));
-  Fill(filler, rng_, blobs_.back().get());
+  DT_RETURN_IF_ERROR(Fill(filler, rng_, blobs_.back().get()));
   return Status::Ok();
 }
 

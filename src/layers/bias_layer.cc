@@ -25,7 +25,7 @@ Status BiasLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   blobs_.push_back(std::make_shared<Tensor>(*shape));
   const Status valid = ValidateFiller(p.filler());
   if (!valid.ok()) return Error(valid.message());
-  Fill(p.filler(), rng_, blobs_[0].get());
+  DT_RETURN_IF_ERROR(Fill(p.filler(), rng_, blobs_[0].get()));
   return Status::Ok();
 }
 

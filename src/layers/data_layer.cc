@@ -211,8 +211,11 @@ Status DataLayer::LoadBatch(Batch* batch) {
       item_size = batch->data.count(1);
       data = batch->data.mutable_data();
       label = batch->label.mutable_data();
-    } else if (datum_.channels() != channels || datum_.height() != height ||
-               datum_.width() != width) {
+    } else if (datum_.channels() != channels ||
+               (!transformer_->resizes() &&
+                (datum_.height() != height || datum_.width() != width))) {
+      // Resized images of any size make the same output (as in Intel Caffe); otherwise the
+      // batch's first record sets the size.
       return DataLoss(where() + ": record '" + PrintableKey(reader_->key()) + "' is " +
                       DatumShapeString(datum_) + " but this batch's first record is " +
                       std::to_string(channels) + "x" + std::to_string(height) + "x" +

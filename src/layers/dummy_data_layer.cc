@@ -74,14 +74,14 @@ Status DummyDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
     top[i]->Reshape(shape);
     // Constant tops (and all of them without refill) are filled once, here; the others on every
     // Forward.
-    if (!Refills(i)) Fill(filler(i), rng_, top[i]);
+    if (!Refills(i)) DT_RETURN_IF_ERROR(Fill(filler(i), rng_, top[i]));
   }
   return Status::Ok();
 }
 
 Status DummyDataLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
   for (size_t i = 0; i < top.size(); ++i) {
-    if (Refills(static_cast<int>(i))) Fill(filler(i), rng_, top[i]);
+    if (Refills(static_cast<int>(i))) DT_RETURN_IF_ERROR(Fill(filler(i), rng_, top[i]));
   }
   return Status::Ok();
 }

@@ -43,10 +43,10 @@ Status EmbedLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
     }
   }
   blobs_.push_back(std::make_shared<Tensor>(weight_shape));
-  Fill(p.weight_filler(), rng_, blobs_[0].get());
+  DT_RETURN_IF_ERROR(Fill(p.weight_filler(), rng_, blobs_[0].get()));
   if (bias_term_) {
     blobs_.push_back(std::make_shared<Tensor>(std::vector<int>{num_output_}));
-    Fill(p.bias_filler(), rng_, blobs_[1].get());
+    DT_RETURN_IF_ERROR(Fill(p.bias_filler(), rng_, blobs_[1].get()));
   }
   return Status::Ok();
 }

@@ -25,7 +25,7 @@ Status PReLULayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
     }
     const Status valid = ValidateFiller(filler);
     if (!valid.ok()) return Error(valid.message());
-    Fill(filler, rng_, blobs_[0].get());
+    DT_RETURN_IF_ERROR(Fill(filler, rng_, blobs_[0].get()));
   } else if (blobs_.size() != 1 || blobs_[0]->count() != want) {
     return Error("expected 1 slope blob of " + std::to_string(want) + " value(s), got " +
                  std::to_string(blobs_.size()) + " blob(s), the first " + blobs_[0]->ShapeString());

@@ -63,7 +63,8 @@ Status RecurrentLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
   }
   for (const BlobSpec& spec : specs) {
     blobs_.push_back(std::make_shared<Tensor>(spec.shape));
-    Fill(spec.bias ? p.bias_filler() : p.weight_filler(), rng_, blobs_.back().get());
+    DT_RETURN_IF_ERROR(
+        Fill(spec.bias ? p.bias_filler() : p.weight_filler(), rng_, blobs_.back().get()));
   }
   return Status::Ok();
 }

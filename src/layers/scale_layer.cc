@@ -29,7 +29,7 @@ Status ScaleLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
     }
     const Status valid = ValidateFiller(filler);
     if (!valid.ok()) return Error(valid.message());
-    Fill(filler, rng_, blobs_[0].get());
+    DT_RETURN_IF_ERROR(Fill(filler, rng_, blobs_[0].get()));
   }
 
   bias_layer_.reset();

@@ -84,6 +84,15 @@ Status WindowDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
                     << w.scale() << ")";
     transform.clear_scale();
   }
+  for (const auto& [set, field] :
+       {std::pair<bool, const char*>{transform.has_random_resize_param(), "random_resize_param"},
+        {transform.has_random_aspect_ratio_param(), "random_aspect_ratio_param"},
+        {transform.pad() > 0, "pad"}}) {
+    if (set) {
+      return Error(std::string("transform_param.") + field +
+                   ": Intel Caffe's WindowData never applies it (it warps each window itself)");
+    }
+  }
   if (w.has_mean_file() && !transform.has_mean_file()) transform.set_mean_file(w.mean_file());
   if (w.has_crop_size() && !transform.has_crop_size()) transform.set_crop_size(w.crop_size());
   if (w.has_mirror() && !transform.has_mirror()) transform.set_mirror(w.mirror());

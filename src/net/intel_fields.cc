@@ -15,9 +15,8 @@ std::vector<std::string> RefusedFields(const LayerParameter& layer) {
   if (layer.has_multinode()) {
     const MultinodeLayerParameter& mn = layer.multinode();
     if (mn.num_nodes() != 0 || mn.model_parts() != 1) {
-      why.push_back("multinode { num_nodes: " + std::to_string(mn.num_nodes()) +
-                    " model_parts: " + std::to_string(mn.model_parts()) + " }: " +
-                    kDataParallelOnly);
+      why.push_back("multinode { num_nodes: " + std::to_string(mn.num_nodes()) + " model_parts: " +
+                    std::to_string(mn.model_parts()) + " }: " + kDataParallelOnly);
     }
   }
   if (layer.has_mn_activation_param()) {
@@ -34,24 +33,13 @@ std::vector<std::string> RefusedFields(const LayerParameter& layer) {
                     "\": Intel Caffe's values are direct, winograd and auto");
     }
   }
-  const TransformationParameter& transform = layer.transform_param();
-  if (transform.has_random_resize_param()) {
-    why.push_back("transform_param.random_resize_param: dtrain does not apply Intel Caffe's random "
-                  "resize yet");
-  }
-  if (transform.has_random_aspect_ratio_param()) {
-    why.push_back("transform_param.random_aspect_ratio_param: dtrain does not apply Intel Caffe's "
-                  "random area and aspect crop yet");
-  }
-  if (transform.has_pad()) {
-    why.push_back("transform_param.pad: dtrain does not apply Intel Caffe's padding yet");
-  }
   if (layer.has_batch_norm_param()) {
     const BatchNormParameter& bn = layer.batch_norm_param();
-    if (bn.has_use_weight_bias() || bn.has_bias_term() || bn.has_filler() ||
-        bn.has_bias_filler() || bn.has_stats_batch_size() || bn.has_relu()) {
-      why.push_back("batch_norm_param: dtrain does not apply Intel Caffe's use_weight_bias, "
-                    "bias_term, filler, bias_filler, stats_batch_size and relu yet");
+    if (bn.has_use_weight_bias() || bn.has_bias_term() || bn.has_filler() || bn.has_bias_filler() ||
+        bn.has_stats_batch_size() || bn.has_relu()) {
+      why.push_back(
+          "batch_norm_param: dtrain does not apply Intel Caffe's use_weight_bias, "
+          "bias_term, filler, bias_filler, stats_batch_size and relu yet");
     }
   }
   return why;
@@ -68,8 +56,8 @@ Status CheckIntelFields(const NetParameter& net, const std::string& source) {
   }
   for (const MnModelParallelParameter& range : net.multinode().model_parallel()) {
     if (range.model_parts() == 1) continue;
-    problems += "\n  multinode.model_parallel from '" + range.layer_from() + "': " +
-                kDataParallelOnly;
+    problems +=
+        "\n  multinode.model_parallel from '" + range.layer_from() + "': " + kDataParallelOnly;
     ++count;
   }
   for (const LayerParameter& layer : net.layer()) {
@@ -83,10 +71,11 @@ Status CheckIntelFields(const NetParameter& net, const std::string& source) {
                      " Intel Caffe setting(s) dtrain refuses:" + problems);
 }
 
-std::vector<std::string> IntelFieldNotes(const NetParameter& net) {
+std::vector<std::string> IntelFieldNotes(const NetParameter& net, bool training) {
   int quantized = 0;
-  std::set<std::string> compressed_types(net.multinode().compress_layer_type_list().layer_type().begin(),
-                                         net.multinode().compress_layer_type_list().layer_type().end());
+  std::set<std::string> compressed_types(
+      net.multinode().compress_layer_type_list().layer_type().begin(),
+      net.multinode().compress_layer_type_list().layer_type().end());
   std::set<std::string> algorithms;
   for (const LayerParameter& layer : net.layer()) {
     if (layer.has_quantization_param()) ++quantized;
@@ -104,7 +93,7 @@ std::vector<std::string> IntelFieldNotes(const NetParameter& net) {
                     " layer(s) carry Intel Caffe's int8 quantization_param: dtrain computes them "
                     "in fp32, the int8 scales are not applied");
   }
-  if (!compressed_types.empty()) {
+  if (training && !compressed_types.empty()) {
     std::string types;
     for (const std::string& type : compressed_types) types += (types.empty() ? "" : ", ") + type;
     notes.push_back("gradient compression of " + types +

@@ -22,7 +22,7 @@ namespace dtrain {
 Status CheckIntelFields(const NetParameter& net, const std::string& source);
 
 // One line for each kind of accepted Intel field the net sets that dtrain does not apply as
-// Intel's build could (empty when none): for the log.
-std::vector<std::string> IntelFieldNotes(const NetParameter& net);
+// Intel's build could (empty when none): for the log. Gradient compression only when `training`.
+std::vector<std::string> IntelFieldNotes(const NetParameter& net, bool training);
 
 }  // namespace dtrain

@@ -47,8 +47,9 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
   // Every phase's unknown layer types at once, before this phase's first one stops the build.
   DT_RETURN_IF_ERROR(CheckLayerTypes(in_param, ""));
   DT_RETURN_IF_ERROR(CheckIntelFields(in_param, ""));
-  for (const std::string& note : IntelFieldNotes(in_param)) {
-    DT_LOG(INFO) << "net " << name_ << " (" << (phase_ == TRAIN ? "TRAIN" : "TEST") << "): " << note;
+  for (const std::string& note : IntelFieldNotes(in_param, phase_ == TRAIN)) {
+    DT_LOG(INFO) << "net " << name_ << " (" << (phase_ == TRAIN ? "TRAIN" : "TEST")
+                 << "): " << note;
   }
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(in_param));
   DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));

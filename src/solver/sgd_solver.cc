@@ -34,8 +34,9 @@ StatusOr<std::unique_ptr<Solver>> CreateSolver(const SolverParameter& param) {
   }
   if (type == "AdaDelta") return MakeSolver<AdaDeltaSolver>(param);
   if (type == "Adam") return MakeSolver<AdamSolver>(param);
+  if (type == "LAMB") return MakeSolver<LambSolver>(param);
   return Unsupported("unknown solver type \"" + type +
-                     "\"; supported: SGD, Nesterov, AdaGrad, RMSProp, AdaDelta, Adam");
+                     "\"; supported: SGD, Nesterov, AdaGrad, RMSProp, AdaDelta, Adam, LAMB");
 }
 
 StatusOr<std::unique_ptr<Solver>> SgdSolver::Create(const SolverParameter& param) {
@@ -67,8 +68,8 @@ void SgdSolver::ApplyUpdate() {
   for (int i = 0; i < static_cast<int>(params.size()); ++i) {
     Normalize(i);
     // LARS takes its norms before weight decay, as Intel Caffe does.
-    local_rates_[i] = param_.local_lr_auto() ? LarsRate(i) : net_->params_lr()[i];
-    Regularize(i);
+    local_rates_[i] = LocalRate(i);
+    if (DecaysTheGradient()) Regularize(i);
     ComputeUpdateValue(i, rate);
   }
   for (Tensor* p : params) {
@@ -108,9 +109,18 @@ void SgdSolver::Normalize(int param_id) {
   for (int64_t j = 0; j < n; ++j) d[j] *= scale;
 }
 
+bool SgdSolver::TrustRatioApplies(int param_id) const {
+  return !Layerwise() || net_->learnable_params()[param_id]->num_axes() >= 2;
+}
+
+float SgdSolver::DecayOf(int param_id) const {
+  if (!TrustRatioApplies(param_id)) return 0.f;
+  return param_.weight_decay() * net_->params_weight_decay()[param_id];
+}
+
 void SgdSolver::Regularize(int param_id) {
   Tensor* p = net_->learnable_params()[param_id];
-  const float decay = param_.weight_decay() * net_->params_weight_decay()[param_id];
+  const float decay = DecayOf(param_id);
   if (decay == 0.f) return;
   const float* x = p->data();
   float* d = p->mutable_diff();
@@ -124,26 +134,27 @@ void SgdSolver::Regularize(int param_id) {
   }
 }
 
+float SgdSolver::LocalRate(int param_id) const {
+  return param_.local_lr_auto() ? LarsRate(param_id) : net_->params_lr()[param_id];
+}
+
 float SgdSolver::LarsRate(int param_id) const {
   const Tensor* p = net_->learnable_params()[param_id];
   const float lr_mult = net_->params_lr()[param_id];
-  if (lr_mult <= 0.f) return lr_mult;  // lr_mult only gates: a frozen blob stays frozen
-  const float* x = p->data();
-  const float* d = p->diff();
-  const int64_t n = p->count();
-  // One serial sum in a fixed order: every rank of a data-parallel job, whatever its threads or
-  // vector width, gets the very same rate, so the replicas stay identical.
-  double x_sumsq = 0, d_sumsq = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    x_sumsq += static_cast<double>(x[j]) * x[j];
-    d_sumsq += static_cast<double>(d[j]) * d[j];
+  float weight_decay = param_.weight_decay();
+  if (Layerwise()) {
+    if (lr_mult == 0.f || !TrustRatioApplies(param_id)) return lr_mult;
+    weight_decay = DecayOf(param_id);
+  } else if (lr_mult <= 0.f) {
+    return lr_mult;  // Intel's form: lr_mult only gates, a frozen blob stays frozen
   }
-  const float w_norm = static_cast<float>(std::sqrt(x_sumsq));
-  const float d_norm = static_cast<float>(std::sqrt(d_sumsq));
+  const float w_norm = SerialL2Norm(p->data(), p->count());
+  const float d_norm = SerialL2Norm(p->diff(), p->count());
+  float ratio = 1.f;
   if (w_norm > 0.f && d_norm > 0.f) {
-    return param_.local_gw_ratio() * w_norm / (d_norm + param_.weight_decay() * w_norm);
+    ratio = param_.local_gw_ratio() * w_norm / (d_norm + weight_decay * w_norm);
   }
-  return 1.f;
+  return Layerwise() ? lr_mult * ratio : ratio;
 }
 
 void SgdSolver::ComputeUpdateValue(int param_id, float rate) {

@@ -1,8 +1,8 @@
 // Solver: Caffe's training loop over a train net and its test nets.
 //
 // Each iteration: zero parameter diffs, forward+backward `iter_size` times, then ApplyUpdate
-// (the update rule of the subclass: SGD, Nesterov, AdaGrad, RMSProp, AdaDelta, Adam). Test nets
-// share the train net's weights and run every `test_interval` iterations. Snapshots
+// (the update rule of the subclass: SGD, Nesterov, AdaGrad, RMSProp, AdaDelta, Adam, LAMB). Test
+// nets share the train net's weights and run every `test_interval` iterations. Snapshots
 // (<prefix>_iter_<N>.caffemodel and .solverstate, Caffe's names) are written atomically; Restore
 // continues a run bit for bit, including every layer's random stream and data position.
 //

@@ -176,5 +176,35 @@ TEST(CarelessRuns, IntelFieldsThatMeanNothingAreRefusedByName) {
       "data_param.shuffle with a data server's source: the server orders the records");
 }
 
+// trust_ratio_form and LAMB given what they cannot mean: refused by train and check before
+// anything is built or written, naming the field and value.
+TEST(CarelessRuns, TrustRatioSettingsThatMeanNothingAreRefusedByName) {
+  const struct {
+    std::string extra, error;
+  } cases[] = {
+      {"trust_ratio_form: LAYERWISE",
+       "trust_ratio_form: LAYERWISE says how LARS (local_lr_auto: true under type \"SGD\") and "
+       "type \"LAMB\" apply their trust ratio; under type \"SGD\" without local_lr_auto it would "
+       "change nothing: remove it"},
+      {"type: 'LAMB' local_lr_auto: true",
+       "local_lr_auto (LARS) is SGD's rule; type \"LAMB\" applies its own trust ratio"},
+      {"type: 'LAMB' momentum: 1", "type \"LAMB\" needs momentum (its beta1) in [0, 1), got 1"},
+      {"type: 'LAMB' momentum2: 1.5",
+       "type \"LAMB\" needs momentum2 (its beta2) in [0, 1), got 1.5"},
+      {"type: 'LAMB' delta: 0",
+       "type \"LAMB\" needs delta (its epsilon) a finite number > 0, got 0"},
+      {"type: 'LAMB' weight_decay: -0.01",
+       "weight_decay must be a finite number >= 0 with type \"LAMB\", got -0.01"},
+      {"type: 'LAMB' regularization_type: 'L1'", "regularization_type \"L1\" with type \"LAMB\""},
+  };
+  for (const auto& c : cases) {
+    TinyRun run(c.extra);
+    for (const std::string command : {"train --solver=", "check --solver="}) {
+      EXPECT_REFUSED_WITH(RunDtrainWithin(60, command + run.dir.Path("solver.prototxt")), c.error);
+    }
+    EXPECT_TRUE(testing::FilesUnder(run.dir.Path("snap")).empty()) << c.extra;
+  }
+}
+
 }  // namespace
 }  // namespace dtrain

@@ -187,5 +187,27 @@ TEST(NonsenseRuns, NonFiniteDataIsBlamedOnTheDataNotTheLearningRate) {
   EXPECT_TRUE(FilesUnder(run.dir.Path("snap")).empty());
 }
 
+// A gradient that is infinite while the loss is finite (Power's sqrt at 0) under LAMB: its moments
+// give r = -inf / inf = NaN, the blob's weights turn NaN, and the next iteration's loss stops the
+// run naming the layer, before any snapshot.
+TEST(NonsenseRuns, AnInfiniteGradientUnderLambStopsTheRunNamingTheLayer) {
+  const std::string net =
+      "layer { name: 'data' type: 'DummyData' top: 'x' top: 't' dummy_data_param {\n"
+      "  shape { dim: 4 dim: 6 } shape { dim: 4 dim: 3 } data_filler { type: 'constant' value: 1 }"
+      "\n  data_filler { type: 'constant' value: 1 } } }\n"
+      "layer { name: 'fc' type: 'InnerProduct' bottom: 'x' top: 'y' inner_product_param {\n"
+      "  num_output: 3 weight_filler { type: 'constant' value: 0 } } }\n"
+      "layer { name: 'root' type: 'Power' bottom: 'y' top: 'r' power_param { power: 0.5 } }\n"
+      "layer { name: 'loss' type: 'EuclideanLoss' bottom: 'r' bottom: 't' top: 'loss' }\n";
+  for (const std::string form : {"INTEL", "LAYERWISE"}) {
+    TinyRun run("type: 'LAMB' momentum: 0.9 trust_ratio_form: " + form, net);
+    const auto r = run.Train();
+    EXPECT_REFUSED_WITH(r,
+                        "training diverged at iteration 1: the loss is nan; the first non-finite "
+                        "value is in layer 'fc' (InnerProduct) parameter 0");
+    EXPECT_TRUE(FilesUnder(run.dir.Path("snap")).empty()) << form;
+  }
+}
+
 }  // namespace
 }  // namespace dtrain

@@ -53,6 +53,27 @@ TEST(OnePassCheck, ParseTextProtoListsEveryUnknownFieldAndStillFails) {
   EXPECT_NE(s.message().find("unknown field \"colour\""), std::string::npos) << s.message();
 }
 
+// protobuf's parser stops at an enum value its schema lacks; each is named and the parse goes on,
+// so the fields after it are named too (R-FCN's PRE_FIXED hid pre_fixed_normalizer).
+TEST(OnePassCheck, UnknownEnumValuesAreNamedAndHideNothingAfterThem) {
+  NetParameter net;
+  Status s = ParseTextProto(
+      "layer { name: 'loss' type: 'SoftmaxWithLoss'\n"                         // 1
+      "  loss_param { normalization: PRE_FIXED pre_fixed_normalizer: 4 } }\n"  // 2
+      "layer { name: 'p' type: 'Pooling' pooling_param { pool: MEDIAN } }\n"   // 3
+      "layer { name: 'q' type: 'Pooling' pooling_param { pool: MAX kernel_size: 2 } }\n",
+      "t", &net);
+  EXPECT_EQ(s.message(),
+            "t:2:31: Unknown enumeration value of \"PRE_FIXED\" for field \"normalization\".\n"
+            "t:3:57: Unknown enumeration value of \"MEDIAN\" for field \"pool\".\n"
+            "t:2:41: unknown field \"pre_fixed_normalizer\" in LossParameter");
+  // A number the enum lacks is named the same way.
+  s = ParseTextProto("layer { pooling_param { pool: 7 } colour: 1 }", "t", &net);
+  EXPECT_EQ(s.message(),
+            "t:1:31: Unknown enumeration value of \"7\" for field \"pool\".\n"
+            "t:1:35: unknown field \"colour\" in LayerParameter");
+}
+
 TEST(OnePassCheck, EveryUnknownLayerTypeIsNamedWithItsHint) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("fork.prototxt"),
@@ -91,10 +112,10 @@ TEST(OnePassCheck, UnknownFieldsAndUnknownTypesAreNamedInOneRun) {
   WriteTextFile(dir.Path("intel.prototxt"),
                 "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
                 "layer { name: 'c' type: 'Convolution' bottom: 'data' top: 'c'\n"
-                "        convolution_param { num_output: 2 kernel_size: 3 conv_algorithm: 'x' } }\n"
+                "        convolution_param { num_output: 2 kernel_size: 3 coeff: 1.5 } }\n"
                 "layer { name: 'rpn' type: 'Python' bottom: 'c' top: 'r' }\n");
   const std::string net = dir.Path("intel.prototxt");
-  const std::string field = net + ":3:58: unknown field \"conv_algorithm\" in ConvolutionParameter";
+  const std::string field = net + ":3:58: unknown field \"coeff\" in ConvolutionParameter";
   const std::string types = net +
                             ": 1 layer(s) of a type dtrain does not have:\n"
                             "  layer 'rpn': unknown layer type \"Python\"";
@@ -167,7 +188,8 @@ TEST(OnePassCheck, StageAndLevelSelectLayersAndErrorsNameThem) {
 }
 
 // A filler dtrain lacks is named by check whether or not the net's data exists (the net is built,
-// and its fillers met, only when it does: Intel's "gabor" passed check without its LMDB).
+// and its fillers met, only when it does: Intel's "gabor" passed check without its LMDB when
+// dtrain lacked it).
 TEST(OnePassCheck, UnknownFillersAreNamedWithoutTheData) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("g.prototxt"),
@@ -177,7 +199,7 @@ TEST(OnePassCheck, UnknownFillersAreNamedWithoutTheData) {
                     "' batch_size: 2 backend: LMDB } }\n"
                     "layer { name: 'c' type: 'Convolution' bottom: 'data' top: 'c'\n"
                     "  convolution_param { num_output: 2 kernel_size: 3\n"
-                    "    weight_filler { type: 'gabor' } bias_filler { type: 'constant' } } }\n"
+                    "    weight_filler { type: 'sobel' } bias_filler { type: 'constant' } } }\n"
                     "layer { name: 'z' type: 'DummyData' top: 'z'\n"
                     "  dummy_data_param { shape { dim: 1 } data_filler { type: 'cosine' } } }\n"
                     "layer { name: 'w' type: 'Warp' bottom: 'c' top: 'w' }\n");
@@ -187,8 +209,8 @@ TEST(OnePassCheck, UnknownFillersAreNamedWithoutTheData) {
                     dir.Path("g.prototxt") +
                         ": 2 filler(s) dtrain does not have:\n"
                         "  layer 'c': convolution_param.weight_filler: unknown filler type "
-                        "\"gabor\"; supported: constant, uniform, gaussian, xavier, msra, "
-                        "bilinear, positive_unitball\n"
+                        "\"sobel\"; supported: constant, uniform, gaussian, xavier, msra, "
+                        "bilinear, positive_unitball, gabor\n"
                         "  layer 'z': dummy_data_param.data_filler[0]: unknown filler type "
                         "\"cosine\"");
 }

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "../data/data_test_util.h"
+#include "../data/image_test_util.h"
+#include "data/image_decode.h"
 #include "testing/layer_test_util.h"
 
 namespace dtrain {
@@ -70,6 +72,63 @@ TEST_F(DataLayerTest, AppliesTheTransformation) {
   EXPECT_EQ(data_.data()[0], 1.f);
   EXPECT_EQ(data_.data()[1], 9.f);
   EXPECT_EQ(label_.data()[1], 10.f);
+}
+
+// Intel Caffe's random area/aspect crop over JPEG records of two sizes in one batch: the same
+// values as over raw records of the decoded pixels (1 and 3 channels).
+TEST_F(DataLayerTest, IntelRandomResizesTreatEncodedAndRawRecordsAlikeWhateverTheirSize) {
+  for (int channels : {1, 3}) {
+    SCOPED_TRACE(std::to_string(channels) + " channel(s)");
+    TempDir dir;
+    auto encoded = LmdbWriter::Create(dir.Path("jpeg"));
+    auto raw = LmdbWriter::Create(dir.Path("raw"));
+    ASSERT_TRUE(encoded.ok() && raw.ok());
+    const int sizes[4][2] = {{30, 40}, {44, 26}, {30, 40}, {44, 26}};
+    for (int i = 0; i < 4; ++i) {
+      const int height = sizes[i][0], width = sizes[i][1];
+      std::vector<uint8_t> bgr = testing::GradientBgr(height, width, i);
+      std::vector<uint8_t> pixels(bgr.size() / 3 * channels);
+      for (size_t p = 0; p < pixels.size(); ++p) pixels[p] = bgr[channels == 3 ? p : 3 * p + 1];
+      Datum jpeg;
+      jpeg.set_encoded(true);
+      jpeg.set_data(testing::JpegBytes(pixels, height, width, channels));
+      jpeg.set_label(i);
+      ASSERT_TRUE((*encoded)->Put(RecordKey(i), jpeg.SerializeAsString()).ok());
+      StatusOr<ChwImage> decoded = DecodeImage(jpeg.data(), ImageColor::kNative);
+      ASSERT_TRUE(decoded.ok());
+      ASSERT_EQ(decoded->channels, channels);
+      const Datum plain = MakeDatum(channels, height, width, decoded->pixels.data(), i);
+      ASSERT_TRUE((*raw)->Put(RecordKey(i), plain.SerializeAsString()).ok());
+    }
+    ASSERT_TRUE((*encoded)->Close().ok());
+    ASSERT_TRUE((*raw)->Close().ok());
+    std::vector<std::vector<float>> batches;
+    for (const std::string source : {"jpeg", "raw"}) {
+      LayerParameter p = testing::DataLayerParam(dir.Path(source), 2);
+      p.mutable_transform_param()->set_crop_size(16);
+      p.mutable_transform_param()->set_mirror(true);
+      p.mutable_transform_param()->add_mean_value(100.f);
+      RandomAspectRatioParameter* a =
+          p.mutable_transform_param()->mutable_random_aspect_ratio_param();
+      a->set_min_area_ratio(0.08f);
+      a->set_aspect_ratio_change(0.75f);
+      a->mutable_resize_param()->add_interp_mode(ResizeParameter::CUBIC);
+      auto layer = MakeLayer(p, TRAIN);
+      ASSERT_TRUE(layer);
+      Status s = layer->Setup({}, top_);
+      ASSERT_TRUE(s.ok()) << s.message();
+      EXPECT_EQ(data_.shape(), (std::vector<int>{2, channels, 16, 16}));
+      std::vector<float> values;
+      for (int batch = 0; batch < 2; ++batch) {
+        float loss;
+        s = layer->Forward({}, top_, &loss);
+        ASSERT_TRUE(s.ok()) << s.message();
+        values.insert(values.end(), data_.data(), data_.data() + data_.count());
+      }
+      batches.push_back(values);
+    }
+    EXPECT_EQ(batches[0], batches[1]);
+  }
 }
 
 TEST_F(DataLayerTest, DataTopAlone) {

@@ -27,9 +27,10 @@ TEST(EngineTest, ParsesNamesAndAliasesCaseInsensitively) {
   EXPECT_EQ(ParseEngine("CAFFE").value(), Engine::kReference);
   const auto bad = ParseEngine("FAST");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(),
-            "unknown engine 'FAST' (expected ONEDNN, MKLDNN, MKLDNN:CPU, MKL2017, REFERENCE, CAFFE or "
-            "ANY)");
+  EXPECT_EQ(
+      bad.status().message(),
+      "unknown engine 'FAST' (expected ONEDNN, MKLDNN, MKLDNN:CPU, MKL2017, REFERENCE, CAFFE or "
+      "ANY)");
 }
 
 // Intel Caffe's grammar: NAME[:SUB[,;]SUB...], only MKLDNN with sub-engines, CPU the one here.
@@ -37,9 +38,10 @@ TEST(EngineTest, IntelEngineStringsWithSubEngines) {
   EXPECT_EQ(ParseEngine("MKLDNN:CPU").value(), Engine::kOnednn);
   EXPECT_EQ(ParseEngine(" mkldnn : CPU ; CPU,").value(), Engine::kOnednn);
   EXPECT_EQ(ParseEngine("MKL2017").value(), Engine::kOnednn);
-  EXPECT_EQ(ParseEngine("MKLDNN:CPU,FPGA").status().message(),
-            "engine 'MKLDNN:CPU,FPGA': sub-engine FPGA is an accelerator of Intel Caffe's that dtrain "
-            "does not drive; MKLDNN:CPU is dtrain's oneDNN engine");
+  EXPECT_EQ(
+      ParseEngine("MKLDNN:CPU,FPGA").status().message(),
+      "engine 'MKLDNN:CPU,FPGA': sub-engine FPGA is an accelerator of Intel Caffe's that dtrain "
+      "does not drive; MKLDNN:CPU is dtrain's oneDNN engine");
   EXPECT_EQ(ParseEngine("CAFFE:CPU").status().message(),
             "engine 'CAFFE:CPU': only MKLDNN takes sub-engines (Intel Caffe's rule), CAFFE none");
   EXPECT_EQ(ParseEngine("MKLDNN:").status().message(), "engine 'MKLDNN:': no sub-engine after ':'");
@@ -163,8 +165,8 @@ TEST(EngineTest, UnknownEngineIsAnErrorNamingTheLayer) {
   Status status;
   Build(R"(name: "r" type: "ReLU")", "GPU", &x, &y, &status);
   EXPECT_EQ(status.message(),
-            "layer 'r' (ReLU): unknown engine 'GPU' (expected ONEDNN, MKLDNN, "
-            "REFERENCE, CAFFE or ANY)");
+            "layer 'r' (ReLU): unknown engine 'GPU' (expected ONEDNN, MKLDNN, MKLDNN:CPU, "
+            "MKL2017, REFERENCE, CAFFE or ANY)");
 }
 
 TEST(EngineTest, NetDefaultAppliesToLayersWithoutTheirOwnAndTheFlagToAll) {

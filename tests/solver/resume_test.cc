@@ -77,7 +77,7 @@ TEST_P(ResumeTest, ResumedRunIsBitIdentical) {
   for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << "weight " << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(Solvers, ResumeTest, ::testing::Values("SGD", "Adam", "AdaDelta"));
+INSTANTIATE_TEST_SUITE_P(Solvers, ResumeTest, ::testing::Values("SGD", "Adam", "AdaDelta", "LAMB"));
 
 TEST(Snapshot, CorruptStateIsAClearErrorAndFailedWriteLeavesNoFile) {
   testing::TempDir dir;

@@ -107,7 +107,7 @@ TEST(EngineCheckTest, FailsATestWhoseLayersChoseNoKernel) {
 TEST(EngineCheckTest, UnknownEngineIsAFailure) {
   EXPECT_EQ(EngineCheckFailure("GPU", {}),
             "rerun with DTRAIN_TEST_ENGINE=GPU: unknown engine 'GPU' (expected ONEDNN, MKLDNN, "
-            "REFERENCE, CAFFE or ANY)");
+            "MKLDNN:CPU, MKL2017, REFERENCE, CAFFE or ANY)");
 }
 
 // The tests the end-to-end test below runs in a child process; disabled, so that they run only
