@@ -270,6 +270,34 @@ class EveryLayerAgrees(OnnxCase):
                 self.check_agreement(model, inputs, 5, "--opset=" + opset)
 
 
+# Convolutions over three and one spatial axes (VNet's volumes, sequences): per-axis windows,
+# groups, dilation, and a Deconvolution back up.
+VOLUMES = """
+name: "volumes"
+input: "data" input_shape { dim: 2 dim: 4 dim: 6 dim: 7 dim: 5 }
+input: "seq" input_shape { dim: 2 dim: 3 dim: 17 }
+layer { name: "conv3d" type: "Convolution" bottom: "data" top: "conv3d"
+  convolution_param { num_output: 6 group: 2 kernel_size: 3 kernel_size: 2 kernel_size: 1
+    stride: 2 stride: 1 stride: 1 pad: 1 pad: 0 pad: 1 dilation: 1 dilation: 2 dilation: 1 } }
+layer { name: "down" type: "Convolution" bottom: "conv3d" top: "down"
+  convolution_param { num_output: 8 kernel_size: 2 stride: 2 } }
+layer { name: "up" type: "Deconvolution" bottom: "down" top: "up"
+  convolution_param { num_output: 4 kernel_size: 2 stride: 2 pad: 0 } }
+layer { name: "conv1d" type: "Convolution" bottom: "seq" top: "conv1d"
+  convolution_param { num_output: 4 kernel_size: 3 stride: 2 pad: 1 dilation: 2 } }
+layer { name: "up1d" type: "Deconvolution" bottom: "conv1d" top: "up1d"
+  convolution_param { num_output: 2 kernel_size: 4 stride: 2 pad: 1 } }
+"""
+
+
+class VolumesAgree(OnnxCase):
+
+    def test_convolutions_over_three_and_one_spatial_axes(self):
+        model = self.write("volumes.prototxt", VOLUMES)
+        differences = self.check_agreement(model)
+        self.assertEqual(sorted(differences), ["up", "up1d"])
+
+
 class PythonExportAgrees(OnnxCase):
     """net.export_onnx from the Python module writes the net's current parameters."""
 
