@@ -15,9 +15,8 @@ std::vector<std::string> RefusedFields(const LayerParameter& layer) {
   if (layer.has_multinode()) {
     const MultinodeLayerParameter& mn = layer.multinode();
     if (mn.num_nodes() != 0 || mn.model_parts() != 1) {
-      why.push_back("multinode { num_nodes: " + std::to_string(mn.num_nodes()) +
-                    " model_parts: " + std::to_string(mn.model_parts()) + " }: " +
-                    kDataParallelOnly);
+      why.push_back("multinode { num_nodes: " + std::to_string(mn.num_nodes()) + " model_parts: " +
+                    std::to_string(mn.model_parts()) + " }: " + kDataParallelOnly);
     }
   }
   if (layer.has_mn_activation_param()) {
@@ -36,23 +35,17 @@ std::vector<std::string> RefusedFields(const LayerParameter& layer) {
   }
   const TransformationParameter& transform = layer.transform_param();
   if (transform.has_random_resize_param()) {
-    why.push_back("transform_param.random_resize_param: dtrain does not apply Intel Caffe's random "
-                  "resize yet");
+    why.push_back(
+        "transform_param.random_resize_param: dtrain does not apply Intel Caffe's random "
+        "resize yet");
   }
   if (transform.has_random_aspect_ratio_param()) {
-    why.push_back("transform_param.random_aspect_ratio_param: dtrain does not apply Intel Caffe's "
-                  "random area and aspect crop yet");
+    why.push_back(
+        "transform_param.random_aspect_ratio_param: dtrain does not apply Intel Caffe's "
+        "random area and aspect crop yet");
   }
   if (transform.has_pad()) {
     why.push_back("transform_param.pad: dtrain does not apply Intel Caffe's padding yet");
-  }
-  if (layer.has_batch_norm_param()) {
-    const BatchNormParameter& bn = layer.batch_norm_param();
-    if (bn.has_use_weight_bias() || bn.has_bias_term() || bn.has_filler() ||
-        bn.has_bias_filler() || bn.has_stats_batch_size() || bn.has_relu()) {
-      why.push_back("batch_norm_param: dtrain does not apply Intel Caffe's use_weight_bias, "
-                    "bias_term, filler, bias_filler, stats_batch_size and relu yet");
-    }
   }
   return why;
 }
@@ -62,14 +55,10 @@ std::vector<std::string> RefusedFields(const LayerParameter& layer) {
 Status CheckIntelFields(const NetParameter& net, const std::string& source) {
   std::string problems;
   int count = 0;
-  if (net.has_bn_stats_batch_size()) {
-    problems += "\n  bn_stats_batch_size: dtrain does not apply Intel Caffe's ghost batch norm yet";
-    ++count;
-  }
   for (const MnModelParallelParameter& range : net.multinode().model_parallel()) {
     if (range.model_parts() == 1) continue;
-    problems += "\n  multinode.model_parallel from '" + range.layer_from() + "': " +
-                kDataParallelOnly;
+    problems +=
+        "\n  multinode.model_parallel from '" + range.layer_from() + "': " + kDataParallelOnly;
     ++count;
   }
   for (const LayerParameter& layer : net.layer()) {
@@ -85,8 +74,9 @@ Status CheckIntelFields(const NetParameter& net, const std::string& source) {
 
 std::vector<std::string> IntelFieldNotes(const NetParameter& net) {
   int quantized = 0;
-  std::set<std::string> compressed_types(net.multinode().compress_layer_type_list().layer_type().begin(),
-                                         net.multinode().compress_layer_type_list().layer_type().end());
+  std::set<std::string> compressed_types(
+      net.multinode().compress_layer_type_list().layer_type().begin(),
+      net.multinode().compress_layer_type_list().layer_type().end());
   std::set<std::string> algorithms;
   for (const LayerParameter& layer : net.layer()) {
     if (layer.has_quantization_param()) ++quantized;
