@@ -213,7 +213,8 @@ const Layer* FoldableScale(const LayerExport& e) {
 }
 
 // BatchNorm with the stored statistics (mean = blob 0 / factor, variance = blob 1 / factor) as
-// ONNX's BatchNormalization, whose scale and bias are the folded Scale's (else 1 and 0).
+// ONNX's BatchNormalization, whose scale and bias are the BatchNorm's own (Intel Caffe's blobs 3
+// and 4), else the folded Scale's, else 1 and 0; Intel Caffe's relu adds a Relu node after it.
 Status ExportBatchNorm(LayerExport& e) {
   const BatchNormParameter& p = e.param().batch_norm_param();
   if (p.has_use_global_stats() && !p.use_global_stats()) {
@@ -230,7 +231,14 @@ Status ExportBatchNorm(LayerExport& e) {
   }
   std::string gamma, beta;
   std::string output;
-  if (const Layer* scale = FoldableScale(e)) {
+  const bool own = blobs.size() > 3;
+  if (own) {
+    gamma = e.graph->Weights(e.Name("gamma"), *blobs[3]);
+    beta = blobs.size() > 4
+               ? e.graph->Weights(e.Name("beta"), *blobs[4])
+               : e.graph->Floats(e.Name("beta"), {channels}, std::vector<float>(channels, 0.0f));
+    output = e.Output(0);
+  } else if (const Layer* scale = p.relu() ? nullptr : FoldableScale(e)) {
     gamma = e.graph->Weights(scale->name() + "/scale", *scale->blobs()[0]);
     beta = scale->layer_param().scale_param().bias_term()
                ? e.graph->Weights(scale->name() + "/bias", *scale->blobs()[1])
@@ -243,12 +251,15 @@ Status ExportBatchNorm(LayerExport& e) {
     beta = e.graph->Floats(e.Name("bias"), {channels}, std::vector<float>(channels, 0.0f));
     output = e.Output(0);
   }
+  const std::string final_output = output;
+  if (p.relu()) output = e.graph->Temporary(e.Name("normalized"));
   onnx::NodeProto* node =
       e.Node("BatchNormalization",
              {e.inputs[0], gamma, beta, e.graph->Floats(e.Name("mean"), {channels}, mean),
               e.graph->Floats(e.Name("variance"), {channels}, variance)},
              {output});
   SetAttribute(node, "epsilon", p.eps());
+  if (p.relu()) e.Node("Relu", {output}, {final_output}, "relu");
   return Status::Ok();
 }
 

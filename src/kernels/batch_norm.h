@@ -9,6 +9,10 @@
 // (diff_xhat - mean(diff_xhat) - mean(diff_xhat * xhat) * xhat) / sqrt(var + eps) per channel;
 // with global statistics: diff_xhat / sqrt(var + eps). With scale and shift it also writes
 // diff_scale_c = sum(diff * xhat) and diff_shift_c = sum(diff) (diff: after the ReLU's mask).
+// Ghost batch statistics (Intel Caffe's stats_batch_size): with groups > 1 the num items split
+// into `groups` runs of num / groups consecutive items, each normalised by its own statistics, in
+// both passes, as if each were a batch of its own; mean and variance then hold one row of channels
+// floats per group. Only the reference loops compute them (oneDNN's entries decline).
 // Implementations, in order: oneDNN (kernels/onednn/batch_norm.h), the reference loops
 // (kernels/reference/batch_norm.h).
 #pragma once
@@ -28,18 +32,19 @@ struct BatchNormProblem {
   bool global_stats = false;
   bool scale_shift = false;  // dst = scale * xhat + shift
   bool relu = false;         // then dst = max(dst, 0)
+  int64_t groups = 1;        // batch statistics per run of num / groups items (divides num)
   bool operator==(const BatchNormProblem& o) const {
     return num == o.num && channels == o.channels && spatial == o.spatial && height == o.height &&
            eps == o.eps && global_stats == o.global_stats && scale_shift == o.scale_shift &&
-           relu == o.relu;
+           relu == o.relu && groups == o.groups;
   }
 };
 
 class BatchNormKernel : public Kernel {
  public:
-  // mean and variance (channels floats each): outputs with batch statistics, inputs with global
-  // ones; scale and shift (channels floats each) are read only with problem.scale_shift. May run
-  // in place (src == dst), but Backward then needs the forward's src from elsewhere.
+  // mean and variance (groups x channels floats, group-major): outputs with batch statistics,
+  // inputs with global ones (groups 1); scale and shift (channels floats) only with scale_shift.
+  // May run in place (src == dst), but Backward then needs the forward's src from elsewhere.
   virtual void Forward(const float* src, float* dst, float* mean, float* variance,
                        const float* scale, const float* shift) = 0;
   // After the forward pass of the same batch, with its statistics and with src holding the

@@ -33,15 +33,6 @@ std::vector<std::string> RefusedFields(const LayerParameter& layer) {
                     "\": Intel Caffe's values are direct, winograd and auto");
     }
   }
-  if (layer.has_batch_norm_param()) {
-    const BatchNormParameter& bn = layer.batch_norm_param();
-    if (bn.has_use_weight_bias() || bn.has_bias_term() || bn.has_filler() || bn.has_bias_filler() ||
-        bn.has_stats_batch_size() || bn.has_relu()) {
-      why.push_back(
-          "batch_norm_param: dtrain does not apply Intel Caffe's use_weight_bias, "
-          "bias_term, filler, bias_filler, stats_batch_size and relu yet");
-    }
-  }
   return why;
 }
 
@@ -50,10 +41,6 @@ std::vector<std::string> RefusedFields(const LayerParameter& layer) {
 Status CheckIntelFields(const NetParameter& net, const std::string& source) {
   std::string problems;
   int count = 0;
-  if (net.has_bn_stats_batch_size()) {
-    problems += "\n  bn_stats_batch_size: dtrain does not apply Intel Caffe's ghost batch norm yet";
-    ++count;
-  }
   for (const MnModelParallelParameter& range : net.multinode().model_parallel()) {
     if (range.model_parts() == 1) continue;
     problems +=

@@ -9,6 +9,7 @@
 #include "layers/registry.h"
 #include "net/diff_planner.h"
 #include "net/insert_splits.h"
+#include "net/intel_batch_norm.h"
 #include "net/intel_fields.h"
 #include "net/layer_type_check.h"
 #include "net/net_filter.h"
@@ -53,7 +54,13 @@ Status Net::Init(const NetParameter& given_param, const NetState& in_state, uint
   }
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(in_param));
   DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
-  const NetParameter param = InsertSplits(filtered);
+  DT_ASSIGN_OR_RETURN(IntelBatchNormPlan batch_norm, PlanIntelBatchNorm(InsertSplits(filtered)));
+  if (const std::string line = batch_norm.Summary(); !line.empty()) {
+    DT_LOG(INFO) << "net " << name_ << " (" << (phase_ == TRAIN ? "TRAIN" : "TEST")
+                 << "): " << line;
+  }
+  merged_scales_ = batch_norm.merged_scale;
+  const NetParameter& param = batch_norm.param;
 
   std::map<std::string, int> available_blobs;  // produced and not yet consumed
   for (int i = 0; i < param.layer_size(); ++i) {
@@ -518,7 +525,11 @@ Status Net::CopyTrainedLayersFrom(const NetParameter& trained, WeightsMatch* mat
       return Status::Ok();
     }
     if (blobs.empty()) return Status::Ok();
-    DT_RETURN_IF_ERROR(CopyBlobs(target, name, blobs));
+    if (IsMergedBatchNorm(*target, blobs.size())) {
+      DT_RETURN_IF_ERROR(CopyMergedBatchNorm(target, name, blobs));
+    } else {
+      DT_RETURN_IF_ERROR(CopyBlobs(target, name, blobs));
+    }
     match->copied.push_back(name);
     return Status::Ok();
   };
@@ -528,6 +539,40 @@ Status Net::CopyTrainedLayersFrom(const NetParameter& trained, WeightsMatch* mat
   // Old model-zoo files keep their weights in the V1 'layers' field.
   for (const V1LayerParameter& source : trained.layers()) {
     DT_RETURN_IF_ERROR(copy(source.name(), source.blobs()));
+  }
+  return Status::Ok();
+}
+
+// A .caffemodel written by Intel Caffe stores a BatchNorm and the Scale it merged
+// (net/intel_batch_norm.h) as one BatchNorm of 4 or 5 blobs, without the Scale.
+bool Net::IsMergedBatchNorm(const Layer& target, int source_blobs) const {
+  return std::string(target.type()) == "BatchNorm" && target.blobs().size() == 3 &&
+         source_blobs > 3 && merged_scales_.count(target.name()) > 0;
+}
+
+// Blobs 0-2 to the BatchNorm, the rest (gamma, beta) to the Scale after it.
+Status Net::CopyMergedBatchNorm(Layer* target, const std::string& name,
+                                const google::protobuf::RepeatedPtrField<BlobProto>& blobs) {
+  const std::string& scale_name = merged_scales_.at(name);
+  Layer* scale = layer_by_name(scale_name);
+  const int rest = blobs.size() - 3;
+  if (static_cast<size_t>(rest) != scale->blobs().size()) {
+    return InvalidArgument("layer '" + name + "': the weights file has " +
+                           std::to_string(blobs.size()) +
+                           " parameter blob(s), Intel Caffe's layout of a BatchNorm with the "
+                           "Scale it merged; the net expects 3 and the Scale '" +
+                           scale_name + "' " + std::to_string(scale->blobs().size()) + " (" +
+                           std::to_string(3 + scale->blobs().size()) + " in all)");
+  }
+  google::protobuf::RepeatedPtrField<BlobProto> own(blobs.begin(), blobs.begin() + 3);
+  DT_RETURN_IF_ERROR(CopyBlobs(target, name, own));
+  for (int j = 0; j < rest; ++j) {
+    const Status s = scale->blobs()[j]->FromProto(blobs.Get(3 + j), /*reshape=*/false);
+    if (!s.ok()) {
+      return Status(s.code(), "layer '" + name + "' blob " + std::to_string(3 + j) + " (" +
+                                  (j == 0 ? "gamma" : "beta") + ", into the Scale '" + scale_name +
+                                  "' parameter " + std::to_string(j) + "): " + s.message());
+    }
   }
   return Status::Ok();
 }

@@ -74,7 +74,9 @@ class Net {
 
   // Copies parameters from a trained net (a .caffemodel), matching layers by name as Caffe does.
   // Layers absent from `trained` keep their values; a shape mismatch is an error naming the layer
-  // and both shapes. `match`, when given, gets what met and what did not.
+  // and both shapes. `match`, when given, gets what met and what did not. A BatchNorm stored as
+  // Intel Caffe writes it with the Scale it merged (5 or 4 blobs, no Scale layer) gives blobs
+  // 0-2 to the BatchNorm and the rest to that Scale (net/intel_batch_norm.h).
   Status CopyTrainedLayersFrom(const NetParameter& trained, WeightsMatch* match = nullptr);
   // Makes this net's parameters alias `other`'s for every layer with the same name (the test net
   // shares the train net's weights).
@@ -152,6 +154,11 @@ class Net {
   std::vector<std::string> learnable_param_names_;
   std::vector<std::vector<int>> layer_learnable_param_ids_;
   std::map<std::string, int> shared_param_owner_;  // ParamSpec name -> learnable index
+  // BatchNorm name -> the Scale Intel Caffe merges into it (net/intel_batch_norm.h).
+  std::map<std::string, std::string> merged_scales_;
+  bool IsMergedBatchNorm(const Layer& target, int source_blobs) const;
+  Status CopyMergedBatchNorm(Layer* target, const std::string& name,
+                             const google::protobuf::RepeatedPtrField<BlobProto>& blobs);
 
   std::vector<BackwardHook> backward_hooks_;
 };

@@ -233,14 +233,17 @@ TEST(Fusion, ScaleThatIsNotPerChannelIsNotAbsorbed) {
 
 // A widening 1x1 convolution (16 -> 96 channels) takes BatchNorm, Scale and ReLU in TRAIN on the
 // default engine (the folded op); in TEST (global statistics) and on the reference engine the
-// BatchNorm takes the Scale and ReLU instead. Each way equals the separate layers.
+// BatchNorm takes the Scale and ReLU instead. Each way equals the separate layers. The BatchNorm is
+// BVLC's (use_weight_bias: false): without a Scale after it, Intel Caffe's rule would give it a
+// scale of its own (net/intel_batch_norm.h), which no convolution folds.
 std::string ExpandingLayers(const std::string& input, const std::string& after_batch_norm) {
   return R"(
     layer { name: "e" type: "Convolution" bottom: ")" +
          input + R"(" top: "e"
             convolution_param { num_output: 96 kernel_size: 1 bias_term: false
                                 weight_filler { type: "gaussian" std: 0.2 } } }
-    layer { name: "bn" type: "BatchNorm" bottom: "e" top: "e" })" +
+    layer { name: "bn" type: "BatchNorm" bottom: "e" top: "e"
+            batch_norm_param { use_weight_bias: false } })" +
          after_batch_norm + R"(
     layer { name: "y" type: "Convolution" bottom: "e" top: "y"
             convolution_param { num_output: 16 kernel_size: 1
@@ -345,7 +348,8 @@ TEST(Fusion, ConvolutionsOutsideTheFoldKeepTheirBatchNorm) {
 
 // A depthwise convolution (one filter per channel) takes BatchNorm, Scale and ReLU in TRAIN on the
 // default engine (the depthwise op computes the normalisation in its passes); each way equals
-// the separate layers. `window`: its kernel, stride and padding.
+// the separate layers. `window`: its kernel, stride and padding. The BatchNorm is BVLC's, as in
+// ExpandingLayers.
 std::string DepthwiseLayers(const std::string& input, int channels, const std::string& window,
                             const std::string& after_batch_norm) {
   const std::string n = std::to_string(channels);
@@ -356,7 +360,8 @@ std::string DepthwiseLayers(const std::string& input, int channels, const std::s
          n + " group: " + n + " " + window + R"(
                                 bias_term: false
                                 weight_filler { type: "gaussian" std: 0.3 } } }
-    layer { name: "bn" type: "BatchNorm" bottom: "e" top: "e" })" +
+    layer { name: "bn" type: "BatchNorm" bottom: "e" top: "e"
+            batch_norm_param { use_weight_bias: false } })" +
          after_batch_norm + R"(
     layer { name: "y" type: "Convolution" bottom: "e" top: "y"
             convolution_param { num_output: 16 kernel_size: 1

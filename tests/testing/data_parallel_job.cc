@@ -25,7 +25,8 @@ layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TEST
   data_param { source: ")" +
           lmdb + R"(" batch_size: 8 } }
 )" +
-          (batch_norm ? R"(layer { name: "bn" type: "BatchNorm" bottom: "data" top: "normalized" }
+          (batch_norm ? R"(layer { name: "bn" type: "BatchNorm" bottom: "data" top: "normalized"
+  batch_norm_param { use_weight_bias: false } }
 )"
                       : "") +
           R"(layer { name: "conv1" type: "Convolution" bottom: ")" + input + R"(" top: "conv1"

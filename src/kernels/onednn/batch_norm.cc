@@ -11,6 +11,7 @@ using dnnl::prop_kind;
 
 StatusOr<std::unique_ptr<kernels::BatchNormKernel>> BatchNorm::Create(
     const kernels::BatchNormProblem& problem, const kernels::KernelRequest& request) {
+  if (problem.groups > 1) return Unsupported("statistics over sub-batches (stats_batch_size)");
   return CreateKernel<kernels::BatchNormKernel, BatchNorm>("batch normalization", problem,
                                                            request.training);
 }

@@ -22,6 +22,7 @@ constexpr int64_t kChunkBytes = int64_t{8} << 20;
 StatusOr<std::unique_ptr<kernels::BatchNormKernel>> BlockedBatchNorm::Create(
     const kernels::BatchNormProblem& problem, const kernels::KernelRequest&) {
   if (problem.global_stats) return Unsupported("global statistics (oneDNN's kernel takes them)");
+  if (problem.groups > 1) return Unsupported("statistics over sub-batches (stats_batch_size)");
   if (problem.channels < 8) return Unsupported("fewer than 8 channels");
   if (problem.num * problem.spatial == 0) return Unsupported("an empty batch");
   const int block = BlocksOf16Channels() ? 16 : 8;

@@ -1,5 +1,6 @@
-// Reference batch normalisation (kernels/batch_norm.h), with the fused scale, shift and ReLU:
-// plain loops, accumulating in double, the op's last implementation. Forward keeps xhat, the
+// Reference batch normalisation (kernels/batch_norm.h), with the fused scale, shift and ReLU and
+// with ghost batch statistics (groups > 1): plain loops, accumulating in double, the op's last
+// implementation. Forward keeps xhat, the
 // per-channel standard deviations and the scale and shift it used (for the ReLU's mask) for
 // backward, so both passes may run in place. Not thread-safe.
 #pragma once
@@ -28,7 +29,7 @@ class BatchNorm : public kernels::BatchNormKernel {
 
   kernels::BatchNormProblem problem_;
   std::vector<float> normalized_;     // xhat of the last forward
-  std::vector<float> stddev_;         // per channel, from the last forward
+  std::vector<float> stddev_;         // per group and channel, from the last forward
   std::vector<float> scale_, shift_;  // of the last forward (1 and 0 without scale_shift)
 };
 
