@@ -1,5 +1,6 @@
 #include "net/intel_batch_norm.h"
 
+#include "net/intel_fields.h"
 #include "proto/layer_params.pb.h"
 
 namespace dtrain {
@@ -52,8 +53,12 @@ int FirstConsumer(const NetParameter& net, int index, const std::string& top) {
 StatusOr<IntelBatchNormPlan> PlanIntelBatchNorm(const NetParameter& net) {
   IntelBatchNormPlan plan;
   plan.param = net;
-  // Intel Caffe's default build names MKLDNN when the net names no engine.
-  const std::string net_engine = net.engine().empty() ? "MKLDNN" : net.engine();
+  // Intel Caffe's default build names MKLDNN when the net names no engine; a file that says
+  // nothing of Intel Caffe is BVLC Caffe's, whose BatchNorm is CAFFE's.
+  plan.intel = WrittenForIntelCaffe(net);
+  const std::string net_engine = !net.engine().empty() ? net.engine()
+                                 : plan.intel          ? "MKLDNN"
+                                                       : "CAFFE";
   for (int i = 0; i < plan.param.layer_size(); ++i) {
     LayerParameter& layer = *plan.param.mutable_layer(i);
     if (layer.type() != "BatchNorm") continue;
@@ -62,6 +67,17 @@ StatusOr<IntelBatchNormPlan> PlanIntelBatchNorm(const NetParameter& net) {
     if (net.has_bn_stats_batch_size()) p.set_stats_batch_size(net.bn_stats_batch_size());
     if (p.stats_batch_size() > 0) ++plan.sub_batches;
     if (!RunsOnMkl(layer, net_engine)) {
+      if (!plan.intel && !net.has_engine()) {
+        // BVLC's BatchNorm; Intel Caffe would merge a Scale after it, so a .caffemodel Intel
+        // wrote of this net holds that Scale's blobs in the BatchNorm's.
+        const int next = layer.top_size() > 0 ? FirstConsumer(plan.param, i, layer.top(0)) : -1;
+        const LayerParameter* scale = next >= 0 ? &plan.param.layer(next) : nullptr;
+        if (scale && scale->type() == "Scale" && scale->bottom_size() == 1) {
+          plan.merged_scale[layer.name()] = scale->name();
+        } else {
+          ++plan.bvlc_without_scale;
+        }
+      }
       if (p.relu()) {
         return InvalidArgument(where +
                                "relu: true on Intel Caffe's CAFFE engine, whose BatchNorm "
@@ -102,6 +118,13 @@ StatusOr<IntelBatchNormPlan> PlanIntelBatchNorm(const NetParameter& net) {
 std::string IntelBatchNormPlan::Summary() const {
   const int total = own + in_scale + caffe + disabled;
   if (total == 0) return "";
+  if (!intel) {
+    if (bvlc_without_scale == 0) return "";
+    return std::to_string(bvlc_without_scale) +
+           " BatchNorm layer(s) with no Scale after them learn no scale or shift, as in BVLC "
+           "Caffe: the net names nothing of Intel Caffe's, whose default engine would give them "
+           "one (set the net's engine: \"MKLDNN\" for Intel Caffe's BatchNorm)";
+  }
   std::string line = std::to_string(own) + " of " + std::to_string(total) +
                      " BatchNorm layer(s) learn a scale and shift of their own (Intel Caffe's "
                      "MKLDNN BatchNorm, use_weight_bias true, no Scale after it)";

@@ -1,6 +1,8 @@
 // Which BatchNorm layers of a net learn a scale and shift of their own, decided as Intel Caffe
-// (its default build, whose net engine is MKLDNN when the file names none) decides it, and the
-// net's parameters rewritten so that each BatchNorm layer (layers/batch_norm_layer.h) does it.
+// (its default build, whose net engine is MKLDNN when the file names none) decides it for a net
+// written for Intel Caffe (WrittenForIntelCaffe, net/intel_fields.h), and as BVLC Caffe (none)
+// for any other, and the net's parameters rewritten so that each BatchNorm layer
+// (layers/batch_norm_layer.h) does it.
 //
 // Intel Caffe's layer factory (src/caffe/layer_factory.cpp, GetBatchNormLayer) runs a BatchNorm
 // on its CAFFE engine (BVLC's layer: 3 blobs, no scale) when batch_norm_param.engine is CAFFE, or
@@ -35,6 +37,8 @@ struct IntelBatchNormPlan {
   int caffe = 0;        // on Intel's CAFFE engine: none
   int disabled = 0;     // use_weight_bias: false: none
   int sub_batches = 0;  // with stats_batch_size (after bn_stats_batch_size)
+  bool intel = false;   // the net is Intel Caffe's (net/intel_fields.h, WrittenForIntelCaffe)
+  int bvlc_without_scale = 0;  // BVLC's BatchNorm with no Scale after it (Intel's would learn)
   // BatchNorm name -> the Scale Intel Caffe merges into it (whose blobs an Intel-written
   // .caffemodel stores as the BatchNorm's blobs 3 and 4).
   std::map<std::string, std::string> merged_scale;

@@ -1,6 +1,12 @@
 #include "net/intel_fields.h"
 
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/reflection.h>
+
 #include <set>
+#include <vector>
+
+#include "proto/filler.pb.h"
 
 namespace dtrain {
 namespace {
@@ -36,7 +42,67 @@ std::vector<std::string> RefusedFields(const LayerParameter& layer) {
   return why;
 }
 
+bool IsIntelEngineWord(const std::string& engine) {
+  const std::string word = engine.substr(0, engine.find(':'));
+  return word.find("MKL2017") != std::string::npos || word.find("MKLDNN") != std::string::npos;
+}
+
+// Whether a FillerParameter anywhere in `message` is Intel's (gabor, or msra with a scale).
+bool HasIntelFiller(const google::protobuf::Message& message) {
+  if (const auto* filler = dynamic_cast<const FillerParameter*>(&message)) {
+    return filler->type() == "gabor" || filler->has_scale();
+  }
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (field->is_repeated()) {
+      for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
+        if (HasIntelFiller(reflection->GetRepeatedMessage(message, field, i))) return true;
+      }
+    } else if (HasIntelFiller(reflection->GetMessage(message, field))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether one of the per-type engine enums names MKL2017 (3) or MKLDNN (4).
+template <typename Param>
+bool IntelEnum(bool has, const Param& param) {
+  return has && (static_cast<int>(param.engine()) == 3 || static_cast<int>(param.engine()) == 4);
+}
+
+bool LayerWrittenForIntelCaffe(const LayerParameter& layer) {
+  const BatchNormParameter& bn = layer.batch_norm_param();
+  const TransformationParameter& transform = layer.transform_param();
+  return IsIntelEngineWord(layer.engine()) || bn.has_engine() || bn.has_use_weight_bias() ||
+         bn.has_bias_term() || bn.has_filler() || bn.has_bias_filler() ||
+         bn.has_stats_batch_size() || bn.has_relu() || transform.has_random_resize_param() ||
+         transform.has_random_aspect_ratio_param() || transform.has_pad() ||
+         layer.data_param().has_shuffle() || layer.has_quantization_param() ||
+         layer.has_multinode() || layer.has_mn_activation_param() ||
+         layer.has_mn_grad_compress_param() || layer.convolution_param().has_conv_algorithm() ||
+         IntelEnum(layer.has_convolution_param(), layer.convolution_param()) ||
+         IntelEnum(layer.has_pooling_param(), layer.pooling_param()) ||
+         IntelEnum(layer.has_lrn_param(), layer.lrn_param()) ||
+         IntelEnum(layer.has_relu_param(), layer.relu_param()) ||
+         IntelEnum(layer.has_softmax_param(), layer.softmax_param()) ||
+         IntelEnum(layer.has_concat_param(), layer.concat_param()) || HasIntelFiller(layer);
+}
+
 }  // namespace
+
+bool WrittenForIntelCaffe(const NetParameter& net) {
+  if (IsIntelEngineWord(net.engine()) || net.has_bn_stats_batch_size() || net.has_multinode()) {
+    return true;
+  }
+  for (const LayerParameter& layer : net.layer()) {
+    if (LayerWrittenForIntelCaffe(layer)) return true;
+  }
+  return false;
+}
 
 Status CheckIntelFields(const NetParameter& net, const std::string& source) {
   std::string problems;

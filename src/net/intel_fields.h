@@ -21,6 +21,14 @@ namespace dtrain {
 // line after `source`: the layer, the field and why.
 Status CheckIntelFields(const NetParameter& net, const std::string& source);
 
+// Whether `net` says it was written for Intel Caffe: it sets a field or value only Intel Caffe has
+// (a net or layer engine naming MKL2017 or MKLDNN, a per-type MKL2017/MKLDNN enum, BatchNorm's
+// Intel fields, bn_stats_batch_size, the random resizes or pad, data_param.shuffle, int8,
+// multinode or conv_algorithm settings, the gabor filler or msra's scale). Where the same text
+// means different things in BVLC and Intel Caffe (a BatchNorm with no Scale after it), dtrain
+// reads it as Intel's only then.
+bool WrittenForIntelCaffe(const NetParameter& net);
+
 // One line for each kind of accepted Intel field the net sets that dtrain does not apply as
 // Intel's build could (empty when none): for the log. Gradient compression only when `training`.
 std::vector<std::string> IntelFieldNotes(const NetParameter& net, bool training);

@@ -497,9 +497,17 @@ namespace {
 Status CopyBlobs(Layer* target, const std::string& name,
                  const google::protobuf::RepeatedPtrField<BlobProto>& blobs) {
   if (static_cast<size_t>(blobs.size()) != target->blobs().size()) {
-    return InvalidArgument("layer '" + name + "': the weights file has " +
-                           std::to_string(blobs.size()) + " parameter blob(s), the net expects " +
-                           std::to_string(target->blobs().size()));
+    // Intel Caffe's BatchNorm with a scale and shift of its own, in a net read as BVLC's.
+    const bool intel_batch_norm = std::string(target->type()) == "BatchNorm" &&
+                                  target->blobs().size() == 3 &&
+                                  (blobs.size() == 4 || blobs.size() == 5);
+    return InvalidArgument(
+        "layer '" + name + "': the weights file has " + std::to_string(blobs.size()) +
+        " parameter blob(s), the net expects " + std::to_string(target->blobs().size()) +
+        (intel_batch_norm ? " (Intel Caffe's BatchNorm with a learned scale and shift; the net "
+                            "names nothing of Intel Caffe's and is read as BVLC Caffe's: give it "
+                            "engine: \"MKLDNN\" to read it as Intel Caffe's)"
+                          : ""));
   }
   for (int j = 0; j < blobs.size(); ++j) {
     Status s = target->blobs()[j]->FromProto(blobs.Get(j), /*reshape=*/false);

@@ -93,7 +93,7 @@ TEST(IntelBatchNormPlan, NetEngineCaffeMeansNoScaleAndAScaleBehindASplitIsNotMer
   EXPECT_EQ(caffe->caffe, 1);
   // A Scale that is not the first reader of the BatchNorm's top is not merged: the BatchNorm
   // learns its own (Intel's rule), and the Scale stays.
-  auto behind = PlanIntelBatchNorm(Parse(std::string(kData) + R"(
+  auto behind = PlanIntelBatchNorm(Parse(std::string("engine: 'MKLDNN'\n") + kData + R"(
     layer { name: "bn" type: "BatchNorm" bottom: "x" top: "a" }
     layer { name: "other" type: "ReLU" bottom: "a" top: "r" }
     layer { name: "scale" type: "Scale" bottom: "a" top: "s" })"));
@@ -219,6 +219,56 @@ TEST(IntelBatchNormNet, AnIntelWrittenCaffemodelOfWrongCountOrShapeNamesLayerAnd
   EXPECT_NE(s.message().find("layer 'bn' blob 3 (gamma, into the Scale 'scale' parameter 0): "),
             std::string::npos)
       << s.message();
+}
+
+}  // namespace
+}  // namespace dtrain
+
+namespace dtrain {
+namespace {
+
+// The same BatchNorm text means different things in BVLC Caffe (no scale) and Intel Caffe (a
+// learned scale and shift where no Scale follows): a net that names nothing of Intel Caffe's is
+// read as BVLC's, and says so in its log line.
+TEST(IntelBatchNormPlan, ANetThatNamesNothingOfIntelCaffeIsReadAsBvlcs) {
+  const std::string layers = R"(
+    layer { name: "bn" type: "BatchNorm" bottom: "x" top: "a" }
+    layer { name: "bn2" type: "BatchNorm" bottom: "a" top: "b" }
+    layer { name: "scale" type: "Scale" bottom: "b" top: "b" scale_param { bias_term: true } })";
+  auto bvlc = PlanIntelBatchNorm(Parse(std::string(kData) + layers));
+  ASSERT_TRUE(bvlc.ok());
+  EXPECT_FALSE(bvlc->intel);
+  EXPECT_EQ(bvlc->own, 0);
+  EXPECT_FALSE(LayerNamed(bvlc->param, "bn").batch_norm_param().use_weight_bias());
+  // An Intel-written .caffemodel of this net would hold the Scale's blobs in bn2's.
+  EXPECT_EQ(bvlc->merged_scale, (std::map<std::string, std::string>{{"bn2", "scale"}}));
+  EXPECT_EQ(bvlc->Summary(),
+            "1 BatchNorm layer(s) with no Scale after them learn no scale or shift, as in BVLC "
+            "Caffe: the net names nothing of Intel Caffe's, whose default engine would give them "
+            "one (set the net's engine: \"MKLDNN\" for Intel Caffe's BatchNorm)");
+  // Any field or value only Intel Caffe has makes the file Intel's.
+  for (const std::string& mark :
+       {std::string("engine: 'MKLDNN'\n"), std::string("bn_stats_batch_size: 4\n"),
+        std::string("layer { name: 'd' type: 'Data' top: 'q' data_param { shuffle: false } }\n"),
+        std::string("layer { name: 'p' type: 'Pooling' bottom: 'x' top: 'p' "
+                    "pooling_param { engine: MKLDNN kernel_size: 1 } }\n"),
+        std::string("layer { name: 'c' type: 'Convolution' bottom: 'x' top: 'c' "
+                    "convolution_param { num_output: 1 kernel_size: 1 "
+                    "weight_filler { type: 'msra' scale: 2 } } }\n")}) {
+    auto intel = PlanIntelBatchNorm(Parse(mark + kData + layers));
+    ASSERT_TRUE(intel.ok()) << mark;
+    EXPECT_TRUE(intel->intel) << mark;
+    EXPECT_EQ(intel->own, 1) << mark;
+    EXPECT_EQ(intel->in_scale, 1) << mark;
+  }
+  // dtrain's own engine names and BVLC's fields are not Intel's.
+  for (const std::string& bvlc_mark :
+       {std::string("engine: 'ONEDNN'\n"), std::string("force_backward: true\n")}) {
+    auto plan = PlanIntelBatchNorm(Parse(bvlc_mark + kData + layers));
+    ASSERT_TRUE(plan.ok());
+    EXPECT_FALSE(plan->intel) << bvlc_mark;
+    EXPECT_EQ(plan->own, 0) << bvlc_mark;
+  }
 }
 
 }  // namespace
