@@ -1,6 +1,7 @@
 // dtrain check: parse and validate a net or solver without training. Prints, per phase, a table
 // of layers with top shapes, parameter counts and forward FLOPs where the shapes can be known
 // (a missing data source leaves them unknown rather than failing the check).
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -147,9 +148,33 @@ void PrintTable(const Net& net) {
               ByteSize(static_cast<double>(MachineMemoryBytes())).c_str());
 }
 
-// `stages` adds a solver's test_state (stages, level) to the phase.
+// The bottoms of `filtered` (the net of one phase) that no earlier layer of it produces but a
+// layer of `all` (every phase's) does: a file written for the other phase alone (an inference
+// file whose data layers are TEST-only) has nothing else missing. Empty if any other is missing.
+std::vector<std::string> InputsOfOtherPhasesOnly(const NetParameter& all,
+                                                 const NetParameter& filtered) {
+  std::set<std::string> produced_anywhere, produced;
+  for (const LayerParameter& lp : all.layer()) {
+    produced_anywhere.insert(lp.top().begin(), lp.top().end());
+  }
+  std::vector<std::string> missing;
+  for (const LayerParameter& lp : filtered.layer()) {
+    for (const std::string& b : lp.bottom()) {
+      if (produced.count(b)) continue;
+      if (!produced_anywhere.count(b)) return {};
+      if (std::find(missing.begin(), missing.end(), b) == missing.end()) missing.push_back(b);
+    }
+    produced.insert(lp.top().begin(), lp.top().end());
+  }
+  return missing;
+}
+
+// `stages` adds a solver's test_state (stages, level) to the phase. With `skip_other_phase_only`
+// (check --model, which tries both phases), a phase whose only missing inputs come from layers
+// of the other phase is reported as not a net of its own and skipped; `skipped` says so.
 Status CheckNet(const NetParameter& param, Phase phase, const std::string& source,
-                const NetState& stages = NetState()) {
+                const NetState& stages = NetState(), bool* skipped = nullptr) {
+  if (skipped) *skipped = false;
   // Every phase's unknown layer types and fillers, all named at once, with or without the data.
   std::string problems;
   for (const Status& found : {CheckLayerTypes(param, source), CheckFillers(param, source),
@@ -161,7 +186,19 @@ Status CheckNet(const NetParameter& param, Phase phase, const std::string& sourc
   state.set_phase(phase);
   DT_ASSIGN_OR_RETURN(NetParameter with_inputs, ConvertLegacyInputs(param));
   DT_ASSIGN_OR_RETURN(NetParameter filtered, FilterNet(with_inputs, state));
-  DT_RETURN_IF_ERROR(CheckStructure(filtered, source + " (" + DescribeNetState(state) + ")"));
+  const Status structure = CheckStructure(filtered, source + " (" + DescribeNetState(state) + ")");
+  if (!structure.ok()) {
+    const std::vector<std::string> elsewhere = InputsOfOtherPhasesOnly(with_inputs, filtered);
+    if (skipped == nullptr || elsewhere.empty()) return structure;
+    std::string names;
+    for (const std::string& name : elsewhere) names += (names.empty() ? "'" : ", '") + name + "'";
+    std::printf(
+        "\n%s, phase %s: not a net of its own: its input(s) %s come only from layers of "
+        "another phase (a file for the other phase); skipped\n",
+        source.c_str(), phase == TRAIN ? "TRAIN" : "TEST", names.c_str());
+    *skipped = true;
+    return Status::Ok();
+  }
   SetLogToStderr(false);  // the table, not the build log, is the output
   auto net = Net::Create(param, state, 1701);
   SetLogToStderr(true);
@@ -188,8 +225,14 @@ Status RunCheck(const Flags& flags) {
   if (has_model) {
     DT_ASSIGN_OR_RETURN(const NetParameter param, ReadNetNamingAll(flags.Get("model")));
     DT_ASSIGN_OR_RETURN(const NetState stages, NetStateFromFlags(flags, TRAIN));
-    DT_RETURN_IF_ERROR(CheckNet(param, TRAIN, flags.Get("model"), stages));
-    DT_RETURN_IF_ERROR(CheckNet(param, TEST, flags.Get("model"), stages));
+    bool train_skipped = false, test_skipped = false;
+    DT_RETURN_IF_ERROR(CheckNet(param, TRAIN, flags.Get("model"), stages, &train_skipped));
+    DT_RETURN_IF_ERROR(CheckNet(param, TEST, flags.Get("model"), stages, &test_skipped));
+    if (train_skipped && test_skipped) {
+      return InvalidArgument(flags.Get("model") +
+                             ": neither phase is a net of its own: each takes inputs that only "
+                             "layers of the other phase produce");
+    }
   } else {
     if (flags.Has("stage") || flags.Has("level")) {
       return InvalidArgument(

@@ -155,6 +155,48 @@ TEST(OnePassCheck, TheSolversTrainStateSelectsTheTrainNetsLayers) {
                     "earlier layer");
 }
 
+// A file for one phase alone (Intel's *_acc.prototxt inference files: their Data layers are
+// TEST-only) passes check --model, its other phase named as no net of its own; a bottom that no
+// phase produces, or a file whose two phases each need the other's inputs, still fails.
+TEST(OnePassCheck, AFileForOnePhaseAlonePassesNamingTheOtherAsNoNet) {
+  testing::TempDir dir;
+  const std::string ip =
+      "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip'\n"
+      "  inner_product_param { num_output: 2 } }\n";
+  WriteTextFile(dir.Path("test_only.prototxt"),
+                "layer { name: 'data' type: 'Input' top: 'data' include { phase: TEST }\n"
+                "  input_param { shape { dim: 1 dim: 4 } } }\n" +
+                    ip);
+  const std::string net = dir.Path("test_only.prototxt");
+  auto r = RunDtrain("check --model=" + net);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(net + ", phase TRAIN: not a net of its own: its input(s) 'data' come "
+                                "only from layers of another phase (a file for the other "
+                                "phase); skipped"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(net + ", phase TEST: 2 layers"), std::string::npos) << r.output;
+  // Each phase needs what only the other makes: no net at all.
+  WriteTextFile(dir.Path("crossed.prototxt"),
+                "layer { name: 'a' type: 'Input' top: 'data' include { phase: TEST }\n"
+                "  input_param { shape { dim: 1 dim: 4 } } }\n"
+                "layer { name: 'b' type: 'Input' top: 'other' include { phase: TRAIN }\n"
+                "  input_param { shape { dim: 1 dim: 4 } } }\n"
+                "layer { name: 'ip' type: 'InnerProduct' bottom: 'data' top: 'ip'\n"
+                "  inner_product_param { num_output: 2 } include { phase: TRAIN } }\n"
+                "layer { name: 'ip2' type: 'InnerProduct' bottom: 'other' top: 'ip2'\n"
+                "  inner_product_param { num_output: 2 } include { phase: TEST } }\n");
+  EXPECT_FAILS_WITH(RunDtrain("check --model=" + dir.Path("crossed.prototxt")),
+                    "neither phase is a net of its own: each takes inputs that only layers of "
+                    "the other phase produce");
+  // A solver's train net must build in its own phase.
+  WriteTextFile(dir.Path("solver.prototxt"),
+                "net: '" + net + "' base_lr: 0.1 lr_policy: 'fixed'\n");
+  EXPECT_FAILS_WITH(
+      RunDtrain("check --solver=" + dir.Path("solver.prototxt")),
+      "layer 'ip' (InnerProduct): bottom 'data' is not produced by any earlier layer");
+}
+
 // --stage and --level, as Caffe's tools take them, for check, test and time; an error building a
 // net says the phase, stages and level it was built for.
 TEST(OnePassCheck, StageAndLevelSelectLayersAndErrorsNameThem) {
