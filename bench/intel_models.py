@@ -9,8 +9,9 @@ files name their nets relative to that root, so everything runs from it). Two pa
   check  every .prototxt under models/intel_optimized_models through `dtrain check` (--solver for
          solvers, --model for nets): PASS, or FAIL with the first line of the error;
   train  every solver under benchmark/ and multinode/ whose net has no detection layer trains 3
-         iterations with a batch of 2, its data layers replaced by DummyData of the shapes they
-         would produce (the crop size, or the DummyData/Input shapes the file already has).
+         iterations with a batch of 2 (or the net's BatchNorm sub-batch, bn_stats_batch_size, when
+         larger), its data layers replaced by DummyData of the shapes they would produce (the
+         crop size, or the DummyData/Input shapes the file already has).
 
 Prints one line per file and the totals; writes the same to OUT/check.txt and OUT/train.txt.
 Nothing here is a test: it needs Intel's files, which users of dtrain need not have.
@@ -160,7 +161,11 @@ def main():
             tried += 1
             tag = f.replace("/", "_")
             net_copy = os.path.join(work, tag + ".net.prototxt")
-            open(net_copy, "w").write(dummified(net_text, 2))
+            # The smallest batch its BatchNorm statistics over sub-batches allow (at least 2).
+            sub_batch = [int(v) for v in re.findall(
+                r"\b(?:bn_)?stats_batch_size\s*:\s*(\d+)", net_text)]
+            batch = max([2] + sub_batch)
+            open(net_copy, "w").write(dummified(net_text, batch))
             kept = [l for l in solver.splitlines()
                     if not re.match(r"\s*(net|train_net|test_iter|test_interval|snapshot|"
                                     r"snapshot_prefix|max_iter|test_initialization|display)\s*:", l)]
@@ -173,7 +178,8 @@ def main():
             losses = re.findall(r"Iteration (\d+).*loss = ([-+0-9.eEnaif]+)", err + out)
             trained += rc == 0
             lines.append("%s %s%s" % ("TRAINED" if rc == 0 else "FAIL", f,
-                                      (" :: losses " + ", ".join(l for _, l in losses[:4]))
+                                      (" :: batch %d, losses " % batch +
+                                       ", ".join(l for _, l in losses[:4]))
                                       if rc == 0 else " :: " + first_error(err)))
             print(lines[-1], flush=True)
         lines.append("train: %d of %d solvers train 3 iterations" % (trained, tried))
