@@ -59,6 +59,10 @@ std::vector<int> DataTransformer::OutputShape(const Datum& datum) const {
 
 Status DataTransformer::CheckFits(int channels, int height, int width) const {
   if (!resizes_) return CheckFitsImage(channels, height, width);
+  return CheckMeanValueCount(channels);
+}
+
+Status DataTransformer::CheckMeanValueCount(int channels) const {
   const int means = param_.mean_value_size();
   if (means > 1 && means != channels) {
     return InvalidArgument("transform_param has " + std::to_string(means) +
@@ -84,13 +88,7 @@ Status DataTransformer::CheckFitsImage(int channels, int height, int width) cons
                            std::to_string(mean_.shape(0)) + "x" + std::to_string(mean_.shape(1)) +
                            "x" + std::to_string(mean_.shape(2)) + " but the image is " + shape());
   }
-  const int means = param_.mean_value_size();
-  if (means > 1 && means != channels) {
-    return InvalidArgument("transform_param has " + std::to_string(means) +
-                           " mean_value entries; give 1 or one per channel (" +
-                           std::to_string(channels) + ")");
-  }
-  return Status::Ok();
+  return CheckMeanValueCount(channels);
 }
 
 Status DataTransformer::CheckFits(const Datum& datum) const {

@@ -113,6 +113,8 @@ class DataTransformer {
   };
   Window WindowOf(const Draws& draws, int in_height, int in_width) const;
   Status CheckFitsImage(int channels, int height, int width) const;
+  // One mean_value, or one per channel.
+  Status CheckMeanValueCount(int channels) const;
   // Transform of 8-bit pixels with the raw draws made: the window's values to `out`.
   void ApplyPixels(const Window& window, const PixelView& image, float* out) const;
   // Resize (resizes()) and pad around ApplyPixels.
