@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "cli/command.h"
-#include "cli/output_guard.h"
 #include "core/logging.h"
+#include "core/output_guard.h"
 #include "export/onnx_export.h"
 #include "solver/net_loading.h"
 

@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "cli/output_guard.h"
 #include "cluster/ec2_hosts.h"
 #include "cluster/host_sources.h"
 #include "cluster/hostfile.h"
 #include "core/atomic_file.h"
+#include "core/output_guard.h"
 
 namespace dtrain {
 namespace {

@@ -1,10 +1,10 @@
 // dtrain plot: training curves of one or more runs, overlaid, as a PNG or SVG (Caffe's
 // plot_training_log.py, for dtrain's metrics files and Caffe-format logs alike).
 #include "cli/command.h"
-#include "cli/curve_chart.h"
-#include "cli/output_guard.h"
-#include "cli/training_curves.h"
 #include "core/logging.h"
+#include "core/output_guard.h"
+#include "report/curve_chart.h"
+#include "report/training_curves.h"
 
 namespace dtrain {
 namespace {

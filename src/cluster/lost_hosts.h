@@ -6,7 +6,7 @@
 // process rank 2 with PID 4711 on node n2 exited on signal 9 (Killed)."; "Remote daemon: [[...],2]
 // on node n2"), of srun ("srun: error: n2: task 2: Killed", up to its "Terminating StepId=..."
 // after which the other tasks it kills are no loss; "srun: error: Node failure on n2") and
-// of `dtrain train` ("rank 2 of 3 (host n2, pid 7) received SIGTERM", cli/signal_actions.h), of
+// of `dtrain train` ("rank 2 of 3 (host n2, pid 7) received SIGTERM", run/signal_actions.h), of
 // dtrain's progress watchdog ("... has made no progress for 10 s ...; missing: rank 2 (host n2):
 // silent for 10.3 s": a peer silent for less than half the stall is one the job's end took down
 // first, not the cause, and stays). A rank that

@@ -13,6 +13,8 @@
 #include "python/path_args.h"
 #include "python/python_errors.h"
 #include "python/tensor_views.h"
+#include "solver/initial_weights.h"
+#include "solver/net_loading.h"
 #include "solver/snapshot_output.h"
 #include "solver/solver.h"
 #include "solver/upgrade_solver.h"
@@ -75,10 +77,14 @@ SolverHandle MakeSolver(const std::string& path, const std::string& type) {
     param.clear_solver_type();
   }
   KeepBlobDiffs(&param);
-  if (param.snapshot() > 0 || param.snapshot_interval_s() > 0 || param.snapshot_after_train()) {
-    ThrowIfError(PrepareSnapshotOutput(param.snapshot_prefix()));
-  }
+  ThrowIfError(PrepareSnapshotOutputOf(param));
   std::unique_ptr<Solver> solver = ValueOrThrow(CreateSolver(param));
+  // Caffe's Solver starts from the files of its `weights:` field, as `dtrain train` without
+  // --weights and --snapshot does (a later restore() replaces them).
+  const InitialWeights initial = ChooseInitialWeights(param, "", "");
+  if (!initial.weights.empty()) {
+    ThrowIfError(LoadWeights(initial.weights, /*strict=*/false, &solver->net()));
+  }
   return SolverHandle{std::shared_ptr<Solver>(std::move(solver))};
 }
 

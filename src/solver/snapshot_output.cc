@@ -33,4 +33,10 @@ Status PrepareSnapshotOutput(const std::string& snapshot_prefix) {
   return Status::Ok();
 }
 
+Status PrepareSnapshotOutputOf(const SolverParameter& solver) {
+  if (solver.snapshot() <= 0 && solver.snapshot_interval_s() <= 0 && !solver.snapshot_after_train())
+    return Status::Ok();
+  return PrepareSnapshotOutput(solver.snapshot_prefix());
+}
+
 }  // namespace dtrain

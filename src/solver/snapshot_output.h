@@ -7,9 +7,13 @@
 #include <string>
 
 #include "core/status.h"
+#include "proto/solver.pb.h"
 
 namespace dtrain {
 
 Status PrepareSnapshotOutput(const std::string& snapshot_prefix);
+// The same for a solver that writes snapshots (snapshot, snapshot_interval_s or
+// snapshot_after_train set); nothing for one that writes none.
+Status PrepareSnapshotOutputOf(const SolverParameter& solver);
 
 }  // namespace dtrain

@@ -1,6 +1,6 @@
 // The fuzz target of `dtrain plot`'s inputs: Caffe-format training logs and --metrics files
-// (cli/training_curves.h, cli/caffe_log_line.h), and the axis every curve is drawn on
-// (cli/chart_axis.h). Shared by the libFuzzer binary (plot_inputs_fuzz.cc, scripts/fuzz.sh) and
+// (report/training_curves.h, report/caffe_log_line.h), and the axis every curve is drawn on
+// (report/chart_axis.h). Shared by the libFuzzer binary (plot_inputs_fuzz.cc, scripts/fuzz.sh) and
 // the gtest that runs it on random and mutated input in every test run.
 //
 // The first byte picks: 0 a log or metrics file read on the iteration axis, 1 the same on the
@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "cli/caffe_log_line.h"
-#include "cli/chart_axis.h"
-#include "cli/training_curves.h"
+#include "report/caffe_log_line.h"
+#include "report/chart_axis.h"
+#include "report/training_curves.h"
 
 namespace dtrain {
 

@@ -10,10 +10,10 @@
 #include <random>
 #include <string>
 
-#include "cli/caffe_log_line.h"
-#include "cli/chart_axis.h"
 #include "fuzz/plot_inputs_fuzz_target.h"
 #include "hostile/hostile.h"
+#include "report/caffe_log_line.h"
+#include "report/chart_axis.h"
 
 namespace dtrain {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <fstream>
 
-#include "cli/training_curves.h"
 #include "data/data_test_util.h"
+#include "report/training_curves.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

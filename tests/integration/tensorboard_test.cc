@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/tfrecord.h"
 #include "data/data_test_util.h"
+#include "report/tfrecord.h"
 #include "testing/data_parallel_job.h"
 #include "testing/mpi_jobs.h"
 #include "testing/run_command.h"

@@ -56,6 +56,30 @@ class SolverFromPython(PatchNetCase):
         (scores,) = solver.test()
         self.assertEqual(sorted(name for name, _ in scores), ["accuracy", "loss"])
 
+    def test_the_solver_files_weights_field_starts_the_solver_as_the_command(self):
+        run_dtrain("train", "--solver=" + self.solver("pretrain.prototxt", "pre"))
+        pretrained = self.path("pre_iter_30.caffemodel")
+        weights_line = 'weights: "%s"\n' % pretrained
+
+        def with_weights(name, prefix):
+            path = self.solver(name, prefix, max_iter=10)
+            with open(path, "a") as f:
+                f.write(weights_line)
+            return path
+
+        run_dtrain("train", "--solver=" + with_weights("cli.prototxt", "cli"))
+        solver = dtrain.SGDSolver(with_weights("py.prototxt", "py"))
+        np.testing.assert_array_equal(
+            solver.net.params["ip2"][0].data,
+            dtrain.Net(self.deploy, weights=pretrained).params["ip2"][0].data)
+        solver.solve()
+        self.assertEqual(read_bytes(self.path("py_iter_10.caffemodel")),
+                         read_bytes(self.path("cli_iter_10.caffemodel")))
+        # Without the field the same 10 iterations start from the fillers: other weights.
+        run_dtrain("train", "--solver=" + self.solver("plain.prototxt", "plain", max_iter=10))
+        self.assertNotEqual(read_bytes(self.path("plain_iter_10.caffemodel")),
+                            read_bytes(self.path("cli_iter_10.caffemodel")))
+
     def test_resume_from_a_snapshot(self):
         run_dtrain("train", "--solver=" + self.solver("cli.prototxt", "cli"))
         solver = dtrain.SGDSolver(self.solver("py.prototxt", "py", max_iter=40))

@@ -13,7 +13,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 
 def expected_scalars(metrics_path):
-    """tag -> [(step, value)] as dtrain's event writer names them (cli/tensorboard_events.h).
+    """tag -> [(step, value)] as dtrain's event writer names them (report/tensorboard_events.h).
 
     A restarted job goes back to the iteration it resumed from: as TensorBoard does with steps
     that go back (purge_orphaned_data), the events the restart redoes replace the first ones."""

@@ -1,4 +1,4 @@
-#include "cli/curve_chart.h"
+#include "report/curve_chart.h"
 
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "cli/chart_axis.h"
+#include "report/chart_axis.h"
 
 namespace dtrain {
 namespace {

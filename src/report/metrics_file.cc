@@ -1,4 +1,4 @@
-#include "cli/metrics_file.h"
+#include "report/metrics_file.h"
 
 #include <chrono>
 #include <nlohmann/json.hpp>

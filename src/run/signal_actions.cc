@@ -1,4 +1,4 @@
-#include "cli/signal_actions.h"
+#include "run/signal_actions.h"
 
 #include <algorithm>
 #include <csignal>

@@ -1,6 +1,6 @@
 // TensorBoardEvents: `dtrain train --tensorboard=DIR`, TensorBoard's event file of the run in
 // DIR (the run's own directory: point TensorBoard's --logdir at DIR, or at its parent to compare
-// runs). Records are TFRecord-framed Event messages (core/tfrecord.h, proto/tensorboard.proto);
+// runs). Records are TFRecord-framed Event messages (report/tfrecord.h, proto/tensorboard.proto);
 // the file is events.out.tfevents.<seconds>.<host>.<pid>, so a restarted job adds a file beside
 // the first one and TensorBoard shows both as one run. Scalars, at the training iteration:
 //   train/loss, train/learning_rate, train/images_per_second, train/output/<name> (each display;

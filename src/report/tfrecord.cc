@@ -1,4 +1,4 @@
-#include "core/tfrecord.h"
+#include "report/tfrecord.h"
 
 #include <array>
 

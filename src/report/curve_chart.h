@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/training_curves.h"
 #include "core/status.h"
+#include "report/training_curves.h"
 
 namespace dtrain {
 

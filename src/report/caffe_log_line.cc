@@ -1,4 +1,4 @@
-#include "cli/caffe_log_line.h"
+#include "report/caffe_log_line.h"
 
 #include <cstdlib>
 

@@ -1,4 +1,4 @@
-#include "cli/tensorboard_events.h"
+#include "report/tensorboard_events.h"
 
 #include <unistd.h>
 
@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "core/logging.h"
-#include "core/tfrecord.h"
 #include "proto/tensorboard.pb.h"
+#include "report/tfrecord.h"
 
 namespace dtrain {
 namespace {

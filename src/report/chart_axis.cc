@@ -1,4 +1,4 @@
-#include "cli/chart_axis.h"
+#include "report/chart_axis.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "cli/training_curves.h"
+#include "report/training_curves.h"
 
 #include <cmath>
 #include <filesystem>
@@ -6,8 +6,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "cli/caffe_log_line.h"
 #include "core/printable.h"
+#include "report/caffe_log_line.h"
 
 namespace dtrain {
 namespace {

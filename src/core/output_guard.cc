@@ -1,4 +1,4 @@
-#include "cli/output_guard.h"
+#include "core/output_guard.h"
 
 #include <filesystem>
 #include <system_error>
