@@ -57,8 +57,16 @@ int64_t LoopbackGroup::floats_summed() const {
   return floats_summed_;
 }
 
+void LoopbackGroup::Leave(int rank, const Status& why) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!left_.empty()) return;  // the first to leave ends the job
+  left_ = "rank " + std::to_string(rank) + " left the job: " + why.message();
+  done_.notify_all();
+}
+
 Status LoopbackGroup::Meet(int rank, const Call& call) {
   std::unique_lock<std::mutex> lock(mutex_);
+  if (!left_.empty()) return IoError(left_);
   DT_CHECK(!arrived_[rank]);
   calls_[rank] = call;
   arrived_[rank] = true;
@@ -70,7 +78,12 @@ Status LoopbackGroup::Meet(int rank, const Call& call) {
     ++generation_;
     done_.notify_all();
   } else {
-    done_.wait(lock, [&] { return generation_ != generation; });
+    done_.wait(lock, [&] { return generation_ != generation || !left_.empty(); });
+    if (generation_ == generation) {  // woken by a rank leaving: this call never completes
+      arrived_[rank] = false;
+      --arrivals_;
+      return IoError(left_);
+    }
   }
   return result_;
 }

@@ -30,6 +30,11 @@ class LoopbackGroup {
   // The communicator of rank `rank` (one per rank; call once per rank).
   std::unique_ptr<Communicator> Rank(int rank);
 
+  // Rank `rank` has ended (with `why`): every collective in progress or to come fails on every
+  // rank, naming it, as an MPI job ends when a rank aborts. Without it the others would wait for
+  // the rank forever.
+  void Leave(int rank, const Status& why);
+
   // What was summed so far: float allreduces (gradients, statistics) and the floats in them.
   int64_t float_allreduces() const;
   int64_t floats_summed() const;
@@ -56,6 +61,7 @@ class LoopbackGroup {
   int arrivals_ = 0;
   uint64_t generation_ = 0;  // completed collectives
   Status result_;            // of the last one
+  std::string left_;         // why a rank left; empty while every rank is in
   int64_t float_allreduces_ = 0;
   int64_t floats_summed_ = 0;
 };

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -128,8 +129,10 @@ Status TrainPhase(const TrainingRunOptions& options, Communicator& communicator,
   Trainer trainer(*solver, communicator, std::move(trainer_options));
   LogEngineChoices(solver->net(), options.verbose);
   for (const auto& test_net : solver->test_nets()) LogEngineChoices(*test_net, options.verbose);
+  std::function<SolverAction()> signals = [] { return SolverAction::kNone; };
+  if (options.handle_signals) signals = InstallSignalActions(who);
   trainer.SetActionSource(
-      WithTimedSnapshots(InstallSignalActions(who), param.snapshot_interval_s(), leader));
+      WithTimedSnapshots(std::move(signals), param.snapshot_interval_s(), leader));
 
   const std::vector<NamedPath> inputs = {{"the --solver", options.job.solver_path},
                                          {"the --snapshot", options.snapshot},

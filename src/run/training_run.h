@@ -33,6 +33,9 @@ struct TrainingRunOptions {
   std::chrono::seconds collective_timeout{60};
   size_t bucket_bytes = 0;  // gradient bucket size; 0: the Trainer's default
   bool verbose = false;     // list every layer's implementation choice
+  // SIGINT/SIGTERM snapshot and stop, SIGHUP snapshots (run/signal_actions.h); off for runs that
+  // are threads of a process that keeps its own handlers (the in-process tests).
+  bool handle_signals = true;
 };
 
 // Trains under `communicator` (MPI's world, one process, or a loopback group in tests); `who`
