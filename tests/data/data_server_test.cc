@@ -3,6 +3,8 @@
 #include "data/data_server.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
 #include <algorithm>
 #include <asio.hpp>
@@ -460,6 +462,9 @@ class HostilePeerTest : public DataServerTest {
     asio::io_context io;
     asio::ip::tcp::socket socket(io);
     socket.connect({asio::ip::make_address("127.0.0.1"), server_->port()});
+    // A server that never closes fails the test after 30 s instead of hanging it.
+    const timeval limit = {30, 0};
+    setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
     FrameHeaderBytes header;
     asio::read(socket, asio::buffer(header));
     auto decoded = DecodeFrameHeader(header.data(), kServerFrameLimits);

@@ -26,7 +26,8 @@ TEST(Signals, HupSnapshotsAndIntSnapshotsAndStops) {
   const std::string script =
       std::string("'") + DTRAIN_BINARY +
       "' train --solver=solver.prototxt > log 2>&1 & pid=$!; "
-      "until grep -q 'Iteration 0' log 2>/dev/null; do sleep 0.1; done; "
+      "for i in $(seq 600); do grep -q 'Iteration 0' log 2>/dev/null && break; "
+      "kill -0 $pid 2>/dev/null || break; sleep 0.1; done; "
       "kill -HUP $pid; sleep 1; kill -INT $pid; wait $pid; echo exit=$?; cat log";
   auto r = testing::RunShell(script, dir.Path(""));
   EXPECT_NE(r.output.find("exit=0"), std::string::npos) << r.output;
