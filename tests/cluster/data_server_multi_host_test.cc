@@ -19,9 +19,12 @@
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 #include "testing/weights_difference.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {
+
+using testing::ReadFile;
 
 using testing::CommandResult;
 using testing::NetnsCluster;
@@ -33,11 +36,6 @@ enum ClusterId { kServedEpochCluster = 20, kServedTrainingCluster };
 constexpr int kPort = 5700;
 
 std::string Quoted(const std::string& path) { return "'" + path + "'"; }
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 // Starts `dtrain data-server ARGS` in the background on host 0, listening on host 0's name;
 // its log goes to `log`. Returns the address clients use.

@@ -26,9 +26,12 @@
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 #include "testing/weights_difference.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {
+
+using testing::ReadFile;
 
 using testing::CommandResult;
 using testing::DtrainTrain;
@@ -59,11 +62,6 @@ enum ClusterId {
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 std::string Scientific(double value) {

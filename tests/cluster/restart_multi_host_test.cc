@@ -21,9 +21,12 @@
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 #include "testing/weights_difference.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {
+
+using testing::ReadFile;
 
 using Clock = std::chrono::steady_clock;
 using testing::CommandResult;
@@ -45,11 +48,6 @@ const std::string kFashion = "/usr/share/datasets/fashion-mnist";
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 double SecondsSince(Clock::time_point start) {

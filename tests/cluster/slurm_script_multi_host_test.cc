@@ -15,9 +15,12 @@
 #include "data/data_test_util.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {
+
+using testing::ReadFile;
 
 using testing::CommandResult;
 using testing::NetnsCluster;
@@ -28,11 +31,6 @@ constexpr int kSlurmScriptCluster = 30;  // cluster ids 1..29 belong to other Mu
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 TEST(MultiHostSlurmScript, SbatchOfTheGeneratedScriptTrainsOnTwoHosts) {

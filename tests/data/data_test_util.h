@@ -1,5 +1,5 @@
-// Helpers for the data tests: a temporary directory removed at the end of the test, and small
-// LMDBs of Datum records built with LmdbWriter.
+// Helpers for the data tests: small LMDBs of Datum records built with LmdbWriter (and, through
+// testing/files.h, the temporary directory most tests use).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,40 +16,9 @@
 #include "data/datum.h"
 #include "data/lmdb_db.h"
 #include "proto/net.pb.h"
+#include "testing/files.h"
 
 namespace dtrain::testing {
-
-// A fresh directory under the system temp dir, removed (with its contents) on destruction.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = std::filesystem::temp_directory_path() /
-            ("dtrain_data_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++) +
-             "_" + std::to_string(ticks));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  // The path of `name` inside the directory.
-  std::string Path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-// Writes raw bytes to a file.
-inline void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-}
 
 // Record i of TinyDatum: channels x height x width bytes with value (i * 16 + j) % 256 at CHW
 // index j, and label i * 10.

@@ -24,19 +24,17 @@
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 #include "testing/weights_difference.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {
+
+using testing::ReadFile;
 
 using testing::EditSolver;
 using testing::RunShell;
 using testing::WriteJob;
 using testing::WriteTextFile;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 // The mpirun prefix every test uses: as root, more ranks than cores (ranks yield when idle), one
 // thread each, and a backstop timeout so that no test can hang.

@@ -9,16 +9,14 @@
 
 #include "data/data_test_util.h"
 #include "testing/run_command.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {
 
-using testing::RunDtrain;
+using testing::ReadFile;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using testing::RunDtrain;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -8,9 +8,12 @@
 
 #include "data/data_test_util.h"
 #include "testing/run_command.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {
+
+using testing::ReadFile;
 
 using testing::RunDtrain;
 using testing::RunShell;
@@ -19,11 +22,6 @@ using testing::RunShell;
 testing::CommandResult HostsWithEnv(const std::string& env, const std::string& args) {
   return RunShell("env -u SLURM_JOB_NODELIST -u SLURM_NTASKS_PER_NODE -u SLURM_TASKS_PER_NODE " +
                   env + " '" + DTRAIN_BINARY + "' hosts " + args);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 TEST(HostsCli, ListPrintsAHostfile) {

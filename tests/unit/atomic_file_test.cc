@@ -8,14 +8,12 @@
 #include <iterator>
 
 #include "data/data_test_util.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using testing::ReadFile;
 
 TEST(AtomicFileTest, ReplacesTheFileWithTheGivenModeAndLeavesNoTemporary) {
   testing::TempDir dir;
