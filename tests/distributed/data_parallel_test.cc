@@ -20,11 +20,11 @@
 #include "distributed/rank_job.h"
 #include "proto/net.pb.h"
 #include "testing/data_parallel_job.h"
+#include "testing/files.h"
 #include "testing/mpi_jobs.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 #include "testing/weights_difference.h"
-#include "testing/files.h"
 
 namespace dtrain {
 namespace {

@@ -8,8 +8,8 @@
 #include <iterator>
 
 #include "data/data_test_util.h"
-#include "testing/run_command.h"
 #include "testing/files.h"
+#include "testing/run_command.h"
 
 namespace dtrain {
 namespace {
