@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The data path against synthetic data (issue 16, "the data path keeps up"): training throughput of
+# The data path against synthetic data (does the data path keep up?): training throughput of
 # cifar10_full and ResNet-50 fed (a) by DummyData (the in-memory batch of bench/run.sh), (b) by an
 # LMDB through the Data layer (raw pixels, as `dtrain convert imageset` writes them; prefetch on
 # its own thread) and (c) by JPEG files through ImageData (decoded, resized and transformed on its

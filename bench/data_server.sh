@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Data-server throughput over loopback (bench/data_server_bench.cc) next to the rate at which
 # dtrain consumes cifar10_quick batches on this machine (`dtrain time`, forward + backward, all
-# cores): each CIFAR row shows its multiple of that rate (issue 5's target: >= 10).
+# cores): each CIFAR row shows its multiple of that rate (the target: >= 10).
 # Run on an idle machine: SECONDS_PER_CELL (default 3) per cell, 12 cells, ~1 min in all.
 set -euo pipefail
 cd "$(dirname "$0")/.."

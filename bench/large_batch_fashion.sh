@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Large-batch training, measured (issue 44): LeNet on Fashion-MNIST for 48 epochs three ways,
+# Large-batch training, measured: LeNet on Fashion-MNIST for 48 epochs three ways,
 #   baseline  batch 64, SGD + momentum, multistep (models/lenet_fashion/large_batch/baseline_solver.prototxt)
 #   lars      global batch 8192 over RANKS ranks (--global-batch), LARS (Intel Caffe's form) +
 #             warmup + poly (models/lenet_fashion/large_batch/lars_solver.prototxt)

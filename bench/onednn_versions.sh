@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# dtrain on Debian's oneDNN 2.x against dtrain on oneDNN 3.x (issue 16: "if oneDNN 3.x is
-# measurably faster ..., report both"): the training throughput of bench/run.sh (same nets, same
+# dtrain on Debian's oneDNN 2.x against dtrain on oneDNN 3.x (whether oneDNN 3.x is
+# measurably faster, with both figures): the training throughput of bench/run.sh (same nets, same
 # steps, same timing), both binaries alternating, best of REPEATS, and peak memory.
 #
 #   bash scripts/install-onednn3.sh   # once: oneDNN 3.x from PyPI into .onednn3

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sharing the machine (issue 16): training throughput of dtrain and PyTorch while one other
+# Sharing the machine: training throughput of dtrain and PyTorch while one other
 # process keeps one core busy (a shell loop: what a data server or any other job beside training
 # costs, at its worst), against the same run alone, on the nets where sharing hurt (cifar10_full,
 # GoogLeNet, ResNet-50). Each side runs with its default threads (PyTorch: every core; dtrain: the

@@ -1,9 +1,9 @@
 // ProgressWatchdog: notices a collective operation that does not finish. Open MPI waits forever
-// when a rank hangs (SIGSTOP, a stuck host) or a link is cut (../shared/docs/cluster-harness.md
-// §8), so data-parallel training watches its own collectives: Begin/End bracket each one, and a
-// thread calls `on_stall` (once) when one has been in flight longer than the timeout. The
-// caller decides what a stall means (the dtrain command logs it and exits non-zero, which makes
-// mpirun or srun end the whole job).
+// when a rank hangs (SIGSTOP, a stuck host) or a link is cut (measured across
+// network-namespace hosts, tests/cluster/), so data-parallel training watches its own collectives:
+// Begin/End bracket each one, and a thread calls `on_stall` (once) when one has been in flight
+// longer than the timeout. The caller decides what a stall means (the dtrain command logs it and
+// exits non-zero, which makes mpirun or srun end the whole job).
 //
 // Begin/End may be called from any thread; one operation is watched at a time (collectives are
 // serialised). `on_stall` runs on the watchdog's thread.

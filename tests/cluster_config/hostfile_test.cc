@@ -36,7 +36,7 @@ TEST(HostfileTest, ErrorsNameFileAndLine) {
 }
 
 // Names enter as hostfile lines, list items, Slurm node lists and EC2 addresses; each is checked
-// there (issue 14, class 7): bytes a host name cannot hold are refused, quoted and escaped.
+// there: bytes a host name cannot hold are refused, quoted and escaped.
 TEST(HostfileTest, HostNamesMustBeRfc1123NamesOrAddresses) {
   for (const char* good : {"node01", "ip-10-0-0-12.ec2.internal", "n.example.org.", "10.0.0.12",
                            "fe80::1", "2001:db8::7", "A-1"}) {

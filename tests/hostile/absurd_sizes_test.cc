@@ -1,4 +1,4 @@
-// Hostile input, class 2 of issue 14: absurd sizes in a net file are refused, naming the layer
+// Hostile input: absurd sizes in a net file are refused, naming the layer
 // and the field (or the tensor and the figure), before anything is allocated; in `dtrain check`
 // as in training. Every run is under a time limit and must exit 1 (a refusal), never by a signal.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Hostile input, classes 1 and 8 of issue 14: damaged LMDBs. Blocks of random bytes written into
+// Hostile input: damaged LMDBs. Blocks of random bytes written into
 // a data.mdb at seeded places make every reader stop with a message naming the LMDB (and the
 // record where one is known), exit status 1, whether the damage is caught by liblmdb's checks,
 // by the Datum checks, or only by liblmdb faulting on a broken page. An empty data.mdb is named

@@ -1,4 +1,4 @@
-// Hostile input, class 6 of issue 43: nonsense resumed or accepted through HDF5 snapshots, HDF5
+// Hostile input: nonsense resumed or accepted through HDF5 snapshots, HDF5
 // data and `dtrain upgrade`. Each is refused (exit 1, under a time limit) naming the file (and
 // the dataset, layer or field), and a refused run leaves the files on disk as they were.
 #include <gtest/gtest.h>

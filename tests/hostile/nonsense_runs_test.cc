@@ -1,4 +1,4 @@
-// Hostile input, classes 3, 5 and 6 of issue 14: nonsense resumed or trained, divergence, and
+// Hostile input: nonsense resumed or trained, divergence, and
 // weights that match nothing. Each is refused (exit 1, under a time limit) with the exact cause,
 // and a refused run leaves the files already written as they were.
 #include <gtest/gtest.h>

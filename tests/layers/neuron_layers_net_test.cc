@@ -1,6 +1,6 @@
 // Caffe's element-wise layers (AbsVal, BNLL, Clip, ELU, Exp, Log, Power, Swish, Threshold) in a
 // whole net: it builds, trains (forward, backward, a plain SGD step) and `dtrain check` accepts
-// it; a Threshold whose bottom needs a gradient is refused when the net is built (issue 13).
+// it; a Threshold whose bottom needs a gradient is refused when the net is built.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,7 +1,7 @@
 """`dtrain export onnx`, checked by ONNX Runtime (the oracle, from PyPI in .venv-oracles): the
 exported graph's outputs equal dtrain's forward pass within 1e-5 (and the logits before the
 softmax within 1e-4 of their largest value), on the shipped models' deploy
-nets, BVLC's CaffeNet and GoogLeNet deploy nets (when ../shared is there), the benchmark's
+nets, BVLC's CaffeNet and GoogLeNet deploy nets (when BVLC Caffe's model files sit beside the checkout), the benchmark's
 ResNet-50 and MobileNet v2 in Caffe's format, and a net holding every mapped layer type in the
 configurations where Caffe and ONNX differ most (Pooling's ceil rounding with padding, AVE's
 divisor, in-place chains); and layers with no ONNX form are refused by name, leaving the output

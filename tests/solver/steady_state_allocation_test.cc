@@ -1,4 +1,4 @@
-// A steady-state training iteration allocates no memory for data (issue 3): after the first
+// A steady-state training iteration allocates no memory for data: after the first
 // iterations have sized every tensor, scratch arena and oneDNN primitive, further Solver steps
 // make no C++ heap allocation in dtrain's own code (reference engine: none at all). oneDNN 2.6's
 // primitive execute builds small per-call bookkeeping (its argument map, std::function wrappers)

@@ -1,4 +1,4 @@
-// Helpers for tests that build whole model files: BVLC Caffe's nets (../shared/data/caffe) and
+// Helpers for tests that build whole model files: BVLC Caffe's nets (CaffeModelsDir()) and
 // dtrain's shipped ones (models/), with data sources and mean files pointed at small generated
 // stand-ins so that every net builds without its dataset.
 //
