@@ -9,13 +9,14 @@
 
 namespace dtrain {
 
+void CopyTensor(const Tensor& from, Tensor* to) {
+  to->ReshapeLike(from);
+  std::copy(from.data(), from.data() + from.count(), to->mutable_data());
+}
+
 void CopyBatchTo(const Batch& batch, Tensor* data, Tensor* label) {
-  data->ReshapeLike(batch.data);
-  std::copy(batch.data.data(), batch.data.data() + batch.data.count(), data->mutable_data());
-  if (label) {
-    label->ReshapeLike(batch.label);
-    std::copy(batch.label.data(), batch.label.data() + batch.label.count(), label->mutable_data());
-  }
+  CopyTensor(batch.data, data);
+  if (label) CopyTensor(batch.label, label);
 }
 
 BatchPrefetcher::BatchPrefetcher(int depth, Loader loader)

@@ -29,8 +29,9 @@
 namespace dtrain {
 
 struct Batch {
-  Tensor data;   // N x C x H x W
-  Tensor label;  // N
+  Tensor data;               // N x C x H x W
+  Tensor label;              // N
+  std::vector<Tensor> more;  // the tops after label, of a layer with more (HDF5Data's datasets)
   // The loader's state right after filling this batch, opaque to the prefetcher: what a
   // snapshot taken after consuming this batch must record to resume exactly.
   std::string state;
@@ -38,6 +39,8 @@ struct Batch {
 
 // Copies a batch into a layer's tops, reshaping them: `data`, and `label` unless it is null.
 void CopyBatchTo(const Batch& batch, Tensor* data, Tensor* label);
+// Copies `from`'s values into `to`, reshaping it.
+void CopyTensor(const Tensor& from, Tensor* to);
 
 class BatchPrefetcher {
  public:

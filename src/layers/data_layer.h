@@ -13,13 +13,13 @@
 // transform: in the file's own colour, or 3-channel colour with transform_param.force_color or
 // data_param.force_encoded_color, or gray with transform_param.force_gray, as in Caffe.
 //
-// Records are read in key order and the reader wraps round to the first record after the last.
-// Random transforms (crop, mirror) of a record are drawn from a stream seeded by the layer's seed
-// and the record's position in the sequence: a sharded reader transforms each record exactly as
-// an unsharded one would.
+// Records are read in key order and the reader wraps round to the first record after the last
+// (data/lmdb_record_source.h). Random transforms (crop, mirror) of a record are drawn from a
+// stream seeded by the layer's seed and the record's position in the sequence: a sharded reader
+// transforms each record exactly as an unsharded one would.
 // The shape of each batch comes from its first record; every record of a batch must match it.
-// A background thread (BatchPrefetcher) prepares batches from the first Forward on; a corrupt
-// record makes Forward return a Status naming the layer and the record's key.
+// Prefetching, sharding and faults are PrefetchingDataLayer's: a corrupt record makes Forward
+// return a Status naming the layer and the record's key.
 //
 // Data server (a dtrain extension, docs/data-server.md): with `source: "tcp://HOST:PORT"` the
 // batches come from `dtrain data-server` instead of an LMDB: rank `index` of `count` asks for its
@@ -31,98 +31,70 @@
 //
 // Sharding: SetShard(index, count) makes this layer read only the records at positions
 // index, index + count, index + 2*count, ... of the (wrapping) record sequence, as Caffe's
-// multi-solver Data layer does; the default (0, 1) reads everything. Not thread-safe.
+// multi-solver Data layer does; the default (0, 1) reads everything. Called after the first
+// Forward, it drops the batches read ahead and restarts from the first record.
+//
+// State: "position\ntransformer rng", as of the last batch Forward returned (not the batches
+// read ahead), so that a run resumed from a snapshot reads and crops exactly what the
+// uninterrupted run would have. The position is the start of a round of shard_count records,
+// the same on every shard (PrefetchingDataLayer).
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "data/data_server_client.h"
-#include "data/epoch_order.h"
 #include "data/image_decode.h"
-#include "data/lmdb_db.h"
-#include "data/prefetch.h"
+#include "data/lmdb_record_source.h"
 #include "data/transformer.h"
-#include "layers/layer.h"
-#include "layers/sharded_source.h"
+#include "layers/prefetching_data_layer.h"
 
 namespace dtrain {
 
-class DataLayer : public Layer, public ShardedSource {
+class DataLayer : public PrefetchingDataLayer {
  public:
   DataLayer(const LayerParameter& p, const LayerContext& c);
   ~DataLayer() override;
 
   const char* type() const override { return "Data"; }
-  int ExactNumBottomBlobs() const override { return 0; }
   int MinTopBlobs() const override { return 1; }
   int MaxTopBlobs() const override { return 2; }
-  Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
-
-  // Read records index, index + count, ... (0 <= index < count). Best called before the first
-  // Forward; a later call drops the batches read ahead and restarts from the first record.
-  void SetShard(int index, int count) override;
-
-  // The read position and transform random stream as of the last batch Forward returned (not
-  // the batches read ahead), so that a run resumed from a snapshot reads and crops exactly what
-  // the uninterrupted run would have. RestoreState requires Setup. Every shard saves the same
-  // position (the start of a round of shard_count records), so one shard's state resumes them
-  // all, also on another shard count (a job restarted on fewer ranks): they read on from that
-  // record position, each its own share.
-  std::string SaveState() const override;
-  Status RestoreState(const std::string& state) override;
 
  protected:
-  Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
-  Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
-  void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
-                    const TensorVec& bottom) override {}
+  Status SetUpSource(const TensorVec& top) override;
+  Status LoadBatch(Batch* batch) override;
+  RecordSource* source() override { return lmdb_.get(); }
+  Status FillItem(int item, int64_t position, Batch* batch) override;
+  std::string LoaderState() const override;
+  Status RestoreLoader(const std::string& state) override;
+  Status ShardChanged(bool started) override;
+  void PrefetchStarting() override { subscribed_ = false; }
+  void InterruptLoader() override;
 
  private:
-  // Stops and joins the prefetch thread (interrupting a wait for a data server), dropping the
-  // batches read ahead.
-  void StopPrefetching();
-  // Puts the reader on the first record this layer reads: after the rand_skip records.
-  Status Rewind();
-  // Moves the reader one record on, counting positions for sharding.
-  Status Advance();
-  // Positions the reader at `offset` in the record sequence (from the first record read).
-  Status SeekTo(int64_t offset);
-  // "offset\ntransformer rng": the loader's state now.
-  std::string LoaderState() const;
-  // Fills one batch; runs on the prefetch thread.
-  Status LoadBatch(Batch* batch);
+  // Sets top_shapes_ from one record's transformed shape (C, H, W).
+  void SetTopShapes(const std::vector<int>& shape);
+  // The LMDB half: opens the source and sizes the tops from its first record.
+  Status SetUpLmdb(const DataParameter& data);
   // The data-server half (data_layer_served.cc): connects and sizes the tops; fills a batch.
   Status SetUpServed(const DataParameter& data);
   Status LoadServedBatch(Batch* batch);
   // Copies one received batch of records (transformed here) or floats into `batch`.
   Status UnpackRecords(Batch* batch);
   Status UnpackFloats(Batch* batch);
-  // Shuffled: puts the cursor on the record of sequence position offset_ + skip_.
-  Status PositionCursor();
-  // Prefixes "layer 'name' (Data)" to an error.
-  Status WithLayer(const Status& status) const;
 
   uint64_t seed_;
-  int batch_size_ = 0;
-  int prefetch_depth_ = 1;
-  uint32_t skip_ = 0;  // records skipped at the start (rand_skip)
-  int shard_index_ = 0;
-  int shard_count_ = 1;
-  int64_t offset_ = 0;    // position in the record sequence since Rewind
-  Status rewind_status_;  // a failed Rewind in SetShard, reported by the next Forward
-  std::vector<int> top_shape_;
-  std::unique_ptr<LmdbReader> reader_;        // LMDB source
-  std::unique_ptr<EpochOrder> order_;         // data_param.shuffle: each epoch's record order
+  uint32_t skip_ = 0;                         // records skipped at the start (rand_skip)
+  std::unique_ptr<LmdbRecordSource> lmdb_;    // LMDB source
   std::unique_ptr<DataServerClient> served_;  // tcp:// source
   bool subscribed_ = false;  // whether served_ streams from offset_ (reset with the prefetcher)
   ReceivedBatch received_;   // reused by LoadServedBatch
   std::unique_ptr<DataTransformer> transformer_;
   ImageColor color_ = ImageColor::kNative;  // how encoded records decode
-  Datum datum_;                             // reused by LoadBatch
-  std::string consumed_state_;              // LoaderState() as of the last batch handed out
-  // Last, so that the thread (which uses the members above) is stopped first.
-  std::unique_ptr<BatchPrefetcher> prefetcher_;
+  Datum datum_;                             // reused by FillItem
+  // The shape of the batch being filled: its first record's, and where its items go.
+  int channels_ = 0, height_ = 0, width_ = 0;
+  int64_t item_size_ = 0;
 };
 
 }  // namespace dtrain

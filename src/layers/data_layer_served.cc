@@ -22,7 +22,6 @@ std::string ProcessName() {
 }  // namespace
 
 Status DataLayer::SetUpServed(const DataParameter& data) {
-  reader_.reset();
   DataServerClientOptions options;
   options.uri = data.source();
   options.timeout_s = data.server_timeout();
@@ -59,13 +58,11 @@ Status DataLayer::SetUpServed(const DataParameter& data) {
                    << "this layer's transform_param is not applied";
     }
   }
-  top_shape_ = {batch_size_, shape[0], shape[1], shape[2]};
   DT_LOG(INFO) << "Data server " << data.source() << " serves " << welcome.description() << " ("
                << welcome.record_count() << " records, "
                << (welcome.shipping() == SHIP_RECORDS ? "records" : "float batches") << ")";
-  DT_LOG(INFO) << "output data size: " << top_shape_[0] << "," << top_shape_[1] << ","
-               << top_shape_[2] << "," << top_shape_[3];
-  return Rewind();
+  SetTopShapes(shape);
+  return Status::Ok();
 }
 
 Status DataLayer::LoadServedBatch(Batch* batch) {
@@ -103,7 +100,7 @@ Status DataLayer::UnpackRecords(Batch* batch) {
     return DataLoss(served_->uri() + " sent " + std::to_string(meta.record_size_size()) +
                     " records for a batch of " + std::to_string(batch_size_));
   }
-  batch->data.Reshape(top_shape_);
+  batch->data.Reshape(top_shapes_[0]);
   batch->label.Reshape({batch_size_});
   const int64_t item_size = batch->data.count(1);
   float* data = batch->data.mutable_data();
@@ -118,7 +115,7 @@ Status DataLayer::UnpackRecords(Batch* batch) {
         ParseDatum(body.substr(0, size), key, &datum_, color_).WithContext(served_->uri()));
     body.remove_prefix(size);
     if (transformer_->OutputShape(datum_) !=
-        std::vector<int>(top_shape_.begin() + 1, top_shape_.end())) {
+        std::vector<int>(top_shapes_[0].begin() + 1, top_shapes_[0].end())) {
       return DataLoss(served_->uri() + ": record at " + key + " is " + DatumShapeString(datum_) +
                       ", unlike the first record");
     }
@@ -134,10 +131,11 @@ Status DataLayer::UnpackRecords(Batch* batch) {
 
 Status DataLayer::UnpackFloats(Batch* batch) {
   const DataServerBatch& meta = received_.meta;
-  if (!std::equal(meta.shape().begin(), meta.shape().end(), top_shape_.begin(), top_shape_.end())) {
+  if (!std::equal(meta.shape().begin(), meta.shape().end(), top_shapes_[0].begin(),
+                  top_shapes_[0].end())) {
     return DataLoss(served_->uri() + " sent a batch of another shape than announced");
   }
-  batch->data.Reshape(top_shape_);
+  batch->data.Reshape(top_shapes_[0]);
   batch->label.Reshape({batch_size_});
   const size_t data_bytes = static_cast<size_t>(batch->data.count()) * sizeof(float);
   const size_t label_bytes = static_cast<size_t>(batch_size_) * sizeof(float);

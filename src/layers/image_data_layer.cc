@@ -8,29 +8,18 @@
 #include "core/logging.h"
 
 namespace dtrain {
-namespace {
-
-// Distinguishes the shuffle streams from the per-position transform streams of the same seed.
-constexpr uint64_t kShuffleStream = 0x53485546464c45ull;  // "SHUFFLE"
-
-}  // namespace
 
 ImageDataLayer::ImageDataLayer(const LayerParameter& p, const LayerContext& c)
-    : Layer(p, c), seed_(c.seed) {}
+    : PrefetchingDataLayer(p, c), seed_(c.seed) {}
 
-ImageDataLayer::~ImageDataLayer() { prefetcher_.reset(); }
-
-Status ImageDataLayer::WithLayer(const Status& status) const {
-  return status.WithContext("layer '" + name() + "' (ImageData)");
-}
+ImageDataLayer::~ImageDataLayer() { StopPrefetching(); }
 
 std::string ImageDataLayer::Where(const ImageListEntry& entry) const {
   return list_path_ + ":" + std::to_string(entry.line) + ": image '" +
          param_.image_data_param().root_folder() + entry.path + "'";
 }
 
-Status ImageDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
-  prefetcher_.reset();  // a repeated Setup starts over
+Status ImageDataLayer::SetUpSource(const TensorVec& top) {
   const ImageDataParameter& image = param_.image_data_param();
   if (image.source().empty()) return Error("image_data_param.source is not set");
   if (image.batch_size() == 0) return Error("image_data_param.batch_size must be positive");
@@ -41,7 +30,6 @@ Status ImageDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
   }
   DT_ASSIGN_OR_RETURN(batch_size_, Dimension("image_data_param.batch_size", image.batch_size()));
   prefetch_depth_ = std::max(1, static_cast<int>(image.prefetch()));
-  shuffle_ = image.shuffle();
   skip_bad_ = image.skip_bad_images();
   color_ = image.is_color() ? ImageColor::kColor : ImageColor::kGray;
   DT_ASSIGN_OR_RETURN(new_height_,
@@ -68,15 +56,13 @@ Status ImageDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
   transformer_ = std::make_unique<DataTransformer>(transform, phase_, DeriveSeed(seed_, 0));
   DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
 
-  StatusOr<std::vector<ImageListEntry>> list = ReadImageList(list_path_);
+  const uint32_t skip = image.rand_skip() > 0 ? rng_.Next() % image.rand_skip() : 0;
+  StatusOr<std::unique_ptr<ImageListSource>> list =
+      ImageListSource::Open(list_path_, skip, image.shuffle(), seed_);
   if (!list.ok()) return WithLayer(list.status());
   list_ = std::move(list).value();
-  order_epoch_ = -1;
-  DT_LOG(INFO) << "A total of " << list_.size() << " images.";
-  if (image.rand_skip() > 0) {
-    skip_ = rng_.Next() % image.rand_skip();
-    DT_LOG(INFO) << "Skipping first " << skip_ << " data points.";
-  }
+  DT_LOG(INFO) << "A total of " << list_->RecordCount() << " images.";
+  if (skip > 0) DT_LOG(INFO) << "Skipping first " << skip << " data points.";
 
   int threads = static_cast<int>(image.decode_threads());
   if (threads == 0) {
@@ -90,11 +76,10 @@ Status ImageDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
   again_.reserve(batch_size_);
 
   // The output shape, from the first image this layer reads (Caffe reads it at setup too).
-  offset_ = 0;
   bad_images_ = 0;
   int skipped = 0;
   for (int64_t position = shard_index_;; position += shard_count_) {
-    const ImageListEntry& entry = EntryAt(position);
+    const ImageListEntry& entry = list_->EntryAt(position);
     StatusOr<HwcImage> decoded = Decode(entry, *workers_[0]);
     Status status = decoded.status();
     if (decoded.ok()) {
@@ -103,55 +88,25 @@ Status ImageDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top)
     if (status.ok()) {
       const std::vector<int> shape =
           transformer_->OutputShape(decoded->channels, decoded->height, decoded->width);
-      top_shape_ = {batch_size_, shape[0], shape[1], shape[2]};
+      top_shapes_ = {{batch_size_, shape[0], shape[1], shape[2]}, {batch_size_}};
       break;
     }
     status = status.WithContext(Where(entry));
-    if (!skip_bad_ || ++skipped >= static_cast<int>(list_.size())) return WithLayer(status);
+    if (!skip_bad_ || ++skipped >= static_cast<int>(list_->RecordCount())) return WithLayer(status);
     DT_LOG(WARNING) << "layer '" << name()
                     << "' (ImageData): at setup, skipping bad image: " << status.message();
   }
   bad_images_ = consumed_bad_images_ = 0;
-  consumed_state_ = LoaderState();
-  DT_LOG(INFO) << "output data size: " << top_shape_[0] << "," << top_shape_[1] << ","
-               << top_shape_[2] << "," << top_shape_[3] << " (" << threads << " decode threads)";
+  const std::vector<int>& shape = top_shapes_[0];
+  DT_LOG(INFO) << "output data size: " << shape[0] << "," << shape[1] << "," << shape[2] << ","
+               << shape[3] << " (" << threads << " decode threads)";
   return Status::Ok();
 }
 
-Status ImageDataLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
-  top[0]->Reshape(top_shape_);
-  if (top.size() > 1) top[1]->Reshape({batch_size_});
-  return Status::Ok();
-}
-
-void ImageDataLayer::SetShard(int index, int count) {
-  DT_CHECK(count >= 1 && index >= 0 && index < count);
-  prefetcher_.reset();  // joins the thread: the position is ours again
+Status ImageDataLayer::ShardChanged(bool started) {
   offset_ = 0;
   bad_images_ = consumed_bad_images_ = 0;
-  shard_index_ = index;
-  shard_count_ = count;
-  consumed_state_ = LoaderState();
-}
-
-const ImageListEntry& ImageDataLayer::EntryAt(int64_t position) {
-  const int64_t count = static_cast<int64_t>(list_.size());
-  const int64_t at = position + skip_;
-  const int64_t epoch = at / count;
-  if (!shuffle_) return list_[at % count];
-  if (epoch != order_epoch_) {
-    order_.resize(list_.size());
-    for (int64_t i = 0; i < count; ++i) order_[i] = i;
-    Rng rng(DeriveSeed(seed_ ^ kShuffleStream, static_cast<uint64_t>(epoch)));
-    ShuffleWith(rng, &order_);
-    order_epoch_ = epoch;
-  }
-  return list_[order_[at % count]];
-}
-
-int64_t ImageDataLayer::NextPosition() {
-  while (offset_ % shard_count_ != shard_index_) ++offset_;
-  return offset_++;
+  return Status::Ok();
 }
 
 StatusOr<HwcImage> ImageDataLayer::Decode(const ImageListEntry& entry, Worker& worker) const {
@@ -191,9 +146,9 @@ Status ImageDataLayer::LoadItem(const Slot& slot, Worker& worker, const HwcImage
 
 Status ImageDataLayer::SkipBadImage(const Status& status, int* skipped_in_batch) {
   ++bad_images_;
-  if (++*skipped_in_batch > static_cast<int>(list_.size())) {
+  if (++*skipped_in_batch > static_cast<int>(list_->RecordCount())) {
     return DataLoss(std::to_string(*skipped_in_batch) + " bad images while filling one batch, " +
-                    "more than the " + std::to_string(list_.size()) +
+                    "more than the " + std::to_string(list_->RecordCount()) +
                     " listed; the last: " + status.message());
   }
   DT_LOG(WARNING) << "layer '" << name() << "' (ImageData): skipping bad image (" << bad_images_
@@ -203,7 +158,7 @@ Status ImageDataLayer::SkipBadImage(const Status& status, int* skipped_in_batch)
 
 void ImageDataLayer::Assign(Slot* slot) {
   slot->position = NextPosition();
-  slot->entry = &EntryAt(slot->position);
+  slot->entry = &list_->EntryAt(slot->position);
 }
 
 Status ImageDataLayer::LoadBatch(Batch* batch) {
@@ -219,7 +174,7 @@ Status ImageDataLayer::LoadBatch(Batch* batch) {
 
   // The shape of one transformed image: fixed by crop_size or new_height/new_width, else that
   // of the batch's first image (decoded and transformed here, before the others).
-  std::vector<int> shape(top_shape_.begin() + 1, top_shape_.end());
+  std::vector<int> shape(top_shapes_[0].begin() + 1, top_shapes_[0].end());
   int first = 0;
   const bool fixed = transformer_->param().crop_size() > 0 || new_height_ > 0;
   const HwcImage* first_image = nullptr;
@@ -281,49 +236,22 @@ Status ImageDataLayer::LoadBatch(Batch* batch) {
 // As DataLayer: sharded, the position saved is the start of the next round of shard_count
 // positions, the same on every shard when no image was skipped.
 std::string ImageDataLayer::LoaderState() const {
-  const int64_t round_start = (offset_ + shard_count_ - 1) / shard_count_ * shard_count_;
-  return std::to_string(round_start) + "\n" + std::to_string(bad_images_);
+  return std::to_string(RoundStart()) + "\n" + std::to_string(bad_images_);
 }
 
-std::string ImageDataLayer::SaveState() const {
-  if (!transformer_) return std::string();  // not set up: nothing read yet
-  return consumed_state_;
-}
-
-Status ImageDataLayer::RestoreState(const std::string& state) {
-  if (!transformer_) return Error("cannot restore the data position before Setup");
+Status ImageDataLayer::RestoreLoader(const std::string& state) {
   const size_t newline = state.find('\n');
-  int64_t position = -1, bad = -1;
-  try {
-    size_t used = 0, used_bad = 0;
-    position = std::stoll(state.substr(0, newline), &used);
-    bad = std::stoll(state.substr(newline + 1), &used_bad);
-    if (used != newline || used_bad != state.size() - newline - 1) position = -1;
-  } catch (const std::exception&) {
-    position = -1;
-  }
-  if (newline == std::string::npos || position < 0 || bad < 0) {
-    return DataLoss("corrupt data position for layer '" + name() + "'");
-  }
-  prefetcher_.reset();  // drop the batches read ahead
+  if (newline == std::string::npos) return CorruptState();
+  const int64_t position = ParsePosition(state.substr(0, newline));
+  const int64_t bad = ParsePosition(state.substr(newline + 1));
+  if (position < 0 || bad < 0) return CorruptState();
   offset_ = position;
   bad_images_ = consumed_bad_images_ = bad;
-  consumed_state_ = LoaderState();
   return Status::Ok();
 }
 
-Status ImageDataLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
-  if (!prefetcher_) {
-    consumed_state_ = LoaderState();
-    prefetcher_ = std::make_unique<BatchPrefetcher>(
-        prefetch_depth_, [this](Batch* batch) { return WithLayer(LoadBatch(batch)); });
-  }
-  DT_ASSIGN_OR_RETURN(Batch * batch, prefetcher_->Take());
-  CopyBatchTo(*batch, top[0], top.size() > 1 ? top[1] : nullptr);
-  consumed_state_ = batch->state;
-  consumed_bad_images_ = std::stoll(batch->state.substr(batch->state.find('\n') + 1));
-  prefetcher_->Release(batch);
-  return Status::Ok();
+void ImageDataLayer::BatchConsumed(const Batch& batch) {
+  consumed_bad_images_ = std::stoll(batch.state.substr(batch.state.find('\n') + 1));
 }
 
 }  // namespace dtrain

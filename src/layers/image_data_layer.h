@@ -28,10 +28,11 @@
 // skip_bad_images, a warning names the image and the count skipped so far (bad_images()), and the
 // next position of the sequence takes its place; every image bad is still an error.
 //
-// Sharding (ShardedSource): SetShard(index, count) reads positions index, index + count, ..., as
-// DataLayer does. SaveState/RestoreState carry the read position and the count of skipped images,
-// so that a resumed run reads and transforms exactly what the uninterrupted run would have.
-// Not thread-safe, like every layer.
+// Sharding, prefetching and state are PrefetchingDataLayer's: SetShard(index, count) reads
+// positions index, index + count, ..., as DataLayer does, and restarts from the first position.
+// The state, "position\nbad_images" as of the last batch Forward returned, carries the read
+// position and the count of skipped images, so that a resumed run reads and transforms exactly
+// what the uninterrupted run would have. Not thread-safe, like every layer.
 #pragma once
 
 #include <cstdint>
@@ -41,42 +42,33 @@
 
 #include "core/thread_pool.h"
 #include "data/image_decode.h"
-#include "data/image_list.h"
-#include "data/prefetch.h"
+#include "data/image_list_source.h"
 #include "data/transformer.h"
-#include "layers/layer.h"
-#include "layers/sharded_source.h"
+#include "layers/prefetching_data_layer.h"
 
 namespace dtrain {
 
-class ImageDataLayer : public Layer, public ShardedSource {
+class ImageDataLayer : public PrefetchingDataLayer {
  public:
   ImageDataLayer(const LayerParameter& p, const LayerContext& c);
   ~ImageDataLayer() override;
 
   const char* type() const override { return "ImageData"; }
-  int ExactNumBottomBlobs() const override { return 0; }
   int MinTopBlobs() const override { return 1; }
   int MaxTopBlobs() const override { return 2; }
-  Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
-
-  // See the file comment; best called before the first Forward (a later call drops the batches
-  // read ahead and restarts from the first position).
-  void SetShard(int index, int count) override;
-
-  // "position\nbad_images" as of the last batch Forward returned. RestoreState requires Setup.
-  std::string SaveState() const override;
-  Status RestoreState(const std::string& state) override;
 
   // Images skipped as bad (skip_bad_images) in the batches Forward has returned.
   int64_t bad_images() const { return consumed_bad_images_; }
   int decode_threads() const { return pool_ ? pool_->size() : 0; }
 
  protected:
-  Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
-  Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
-  void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
-                    const TensorVec& bottom) override {}
+  Status SetUpSource(const TensorVec& top) override;
+  // Fills one batch, its images decoded on the pool; runs on the prefetch thread.
+  Status LoadBatch(Batch* batch) override;
+  std::string LoaderState() const override;
+  Status RestoreLoader(const std::string& state) override;
+  Status ShardChanged(bool started) override;
+  void BatchConsumed(const Batch& batch) override;
 
  private:
   // One decoding thread's reusable buffers.
@@ -91,10 +83,6 @@ class ImageDataLayer : public Layer, public ShardedSource {
     Status status;
   };
 
-  // The list entry at `position` of the sequence (prefetch or setup thread only).
-  const ImageListEntry& EntryAt(int64_t position);
-  // The next position this shard reads, advancing offset_.
-  int64_t NextPosition();
   // Gives `slot` the next position and its entry.
   void Assign(Slot* slot);
   // Reads and decodes an image with `worker`'s buffers.
@@ -111,37 +99,20 @@ class ImageDataLayer : public Layer, public ShardedSource {
   std::string Where(const ImageListEntry& entry) const;
   // Counts and logs a skipped image; fails once one batch has skipped more than the list holds.
   Status SkipBadImage(const Status& status, int* skipped_in_batch);
-  // Fills one batch; runs on the prefetch thread.
-  Status LoadBatch(Batch* batch);
-  std::string LoaderState() const;
-  Status WithLayer(const Status& status) const;
 
   uint64_t seed_;
-  int batch_size_ = 0;
-  int prefetch_depth_ = 1;
-  bool shuffle_ = false;
   bool skip_bad_ = false;
   ImageColor color_ = ImageColor::kColor;
   int new_height_ = 0, new_width_ = 0;
-  uint32_t skip_ = 0;  // images skipped at the start (rand_skip)
-  int shard_index_ = 0;
-  int shard_count_ = 1;
-  int64_t offset_ = 0;      // next position of the sequence to consider
   int64_t bad_images_ = 0;  // skipped so far by the loader
   std::string list_path_;
-  std::vector<ImageListEntry> list_;
-  int64_t order_epoch_ = -1;  // the epoch whose permutation order_ holds
-  std::vector<int64_t> order_;
-  std::vector<int> top_shape_;
+  std::unique_ptr<ImageListSource> list_;
   std::unique_ptr<DataTransformer> transformer_;
   std::unique_ptr<ThreadPool> pool_;
   std::vector<std::unique_ptr<Worker>> workers_;  // one per pool worker
   std::vector<Slot> slots_;                       // batch_size, reused by LoadBatch
   std::vector<int> todo_, again_;                 // slot indices, reused by LoadBatch
-  std::string consumed_state_;                    // LoaderState() as of the last batch handed out
   int64_t consumed_bad_images_ = 0;
-  // Last, so that the thread (which uses the members above) is stopped first.
-  std::unique_ptr<BatchPrefetcher> prefetcher_;
 };
 
 }  // namespace dtrain

@@ -25,13 +25,9 @@ struct Placement {
 }  // namespace
 
 WindowDataLayer::WindowDataLayer(const LayerParameter& p, const LayerContext& c)
-    : Layer(p, c), seed_(c.seed) {}
+    : PrefetchingDataLayer(p, c), seed_(c.seed) {}
 
-WindowDataLayer::~WindowDataLayer() { prefetcher_.reset(); }
-
-Status WindowDataLayer::Named(const Status& status) const {
-  return Status(status.code(), Error(status.message()).message());
-}
+WindowDataLayer::~WindowDataLayer() { StopPrefetching(); }
 
 std::string WindowDataLayer::Where(const Window& window) const {
   return source_ + ":" + std::to_string(window.line) + ": window of image '" + root_ +
@@ -56,8 +52,7 @@ Status WindowDataLayer::CheckMean() const {
   return Status::Ok();
 }
 
-Status WindowDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
-  prefetcher_.reset();  // a repeated Setup starts over
+Status WindowDataLayer::SetUpSource(const TensorVec& top) {
   const WindowDataParameter& w = param_.window_data_param();
   if (w.source().empty()) return Error("window_data_param.source is not set");
   if (w.batch_size() == 0) return Error("window_data_param.batch_size must be positive");
@@ -108,7 +103,7 @@ Status WindowDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
                  " (2 * context_pad must be less than crop_size)");
   }
   transformer_ = std::make_unique<DataTransformer>(transform, phase_, DeriveSeed(seed_, 0));
-  DT_RETURN_IF_ERROR(Named(transformer_->Init()));
+  DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
 
   source_ = w.source();
   root_ = w.root_folder();
@@ -121,7 +116,7 @@ Status WindowDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
   cache_ = w.cache_images();
 
   StatusOr<WindowFile> file = ReadWindowFile(source_, w.fg_threshold(), w.bg_threshold());
-  if (!file.ok()) return Named(file.status());
+  if (!file.ok()) return WithLayer(file.status());
   windows_ = std::move(file).value();
   channels_ = windows_.images[0].channels;
   if (foreground_per_batch_ > 0 && windows_.foreground.empty()) {
@@ -140,35 +135,18 @@ Status WindowDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top
                << windows_.foreground.size() << " foreground and " << windows_.background.size()
                << " background windows; " << foreground_per_batch_ << " of " << batch_size_
                << " per batch foreground";
-  next_batch_ = consumed_ = 0;
+  top_shapes_ = {{batch_size_, channels_, crop_size_, crop_size_}, {batch_size_}};
+  next_batch_ = 0;
   return Status::Ok();
 }
 
-Status WindowDataLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
-  top[0]->Reshape({batch_size_, channels_, crop_size_, crop_size_});
-  top[1]->Reshape({batch_size_});
-  return Status::Ok();
-}
-
-void WindowDataLayer::SetShard(int index, int count) {
-  DT_CHECK(count >= 1 && index >= 0 && index < count);
-  prefetcher_.reset();
-  shard_index_ = index;
-  shard_count_ = count;
-  next_batch_ = consumed_;
-}
-
-std::string WindowDataLayer::SaveState() const { return std::to_string(consumed_); }
-
-Status WindowDataLayer::RestoreState(const std::string& state) {
-  if (!transformer_) return Error("cannot restore the data position before Setup");
+Status WindowDataLayer::RestoreLoader(const std::string& state) {
   char* end = nullptr;
   const long long batches = std::strtoll(state.c_str(), &end, 10);
   if (state.empty() || *end != '\0' || batches < 0) {
     return DataLoss("corrupt data position '" + state + "' for layer '" + name() + "'");
   }
-  prefetcher_.reset();
-  consumed_ = next_batch_ = batches;
+  next_batch_ = batches;
   return Status::Ok();
 }
 
@@ -299,19 +277,6 @@ Status WindowDataLayer::LoadBatch(Batch* batch) {
   }
   ++next_batch_;
   batch->state = std::to_string(next_batch_);
-  return Status::Ok();
-}
-
-Status WindowDataLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
-  if (!prefetcher_) {
-    next_batch_ = consumed_;
-    prefetcher_ = std::make_unique<BatchPrefetcher>(
-        1, [this](Batch* batch) { return Named(LoadBatch(batch)); });
-  }
-  DT_ASSIGN_OR_RETURN(Batch * batch, prefetcher_->Take());
-  CopyBatchTo(*batch, top[0], top[1]);
-  consumed_ = std::stoll(batch->state);
-  prefetcher_->Release(batch);
   return Status::Ok();
 }
 

@@ -28,7 +28,9 @@
 //
 // Randomness: batch b of shard i (of n) draws from a stream seeded by the layer's seed and
 // b * n + i, so that SaveState/RestoreState (the count of batches consumed, the same on every
-// shard) resume exactly. Batches are prepared ahead on a BatchPrefetcher thread. Not thread-safe,
+// shard) resume exactly. Prefetching (one batch ahead), sharding and faults are
+// PrefetchingDataLayer's; the window file is read whole at setup (data/window_file.h) and its
+// windows drawn per batch, so this layer makes its batches itself (LoadBatch). Not thread-safe,
 // like every layer.
 #pragma once
 
@@ -37,45 +39,35 @@
 #include <vector>
 
 #include "data/image_decode.h"
-#include "data/prefetch.h"
 #include "data/transformer.h"
 #include "data/window_file.h"
-#include "layers/layer.h"
-#include "layers/sharded_source.h"
+#include "layers/prefetching_data_layer.h"
 
 namespace dtrain {
 
-class WindowDataLayer : public Layer, public ShardedSource {
+class WindowDataLayer : public PrefetchingDataLayer {
  public:
   WindowDataLayer(const LayerParameter& p, const LayerContext& c);
   ~WindowDataLayer() override;
 
   const char* type() const override { return "WindowData"; }
-  int ExactNumBottomBlobs() const override { return 0; }
   int ExactNumTopBlobs() const override { return 2; }
-  Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
-
-  void SetShard(int index, int count) override;
-  // The batches consumed, as a decimal number.
-  std::string SaveState() const override;
-  Status RestoreState(const std::string& state) override;
 
  protected:
-  Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
-  Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
-  void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
-                    const TensorVec& bottom) override {}
+  Status SetUpSource(const TensorVec& top) override;
+  // Fills one batch (prefetch thread).
+  Status LoadBatch(Batch* batch) override;
+  // The batches this shard has read, as a decimal number.
+  std::string LoaderState() const override { return std::to_string(next_batch_); }
+  Status RestoreLoader(const std::string& state) override;
 
  private:
-  // Fills one batch (prefetch thread).
-  Status LoadBatch(Batch* batch);
   // Warps `window` into item `item` of `data` (already zeroed).
   Status LoadWindow(const Window& window, bool mirror, float* data);
   // The decoded image `index` (read from disk, or from the cache with cache_images).
   StatusOr<HwcImage> DecodeImage(int index);
   // "window file:line" of a window, for messages.
   std::string Where(const Window& window) const;
-  Status Named(const Status& status) const;
   Status CheckMean() const;
 
   uint64_t seed_;
@@ -93,12 +85,7 @@ class WindowDataLayer : public Layer, public ShardedSource {
   std::vector<std::string> cached_;  // per image, when cache_images
   std::vector<uint8_t> roi_, warped_;
   std::vector<int> resize_scratch_;
-  int64_t next_batch_ = 0;
-
-  int shard_index_ = 0, shard_count_ = 1;
-  int64_t consumed_ = 0;  // batches handed out by Forward
-  // Last, so that the thread (which uses the members above) is stopped first.
-  std::unique_ptr<BatchPrefetcher> prefetcher_;
+  int64_t next_batch_ = 0;  // the batch LoadBatch fills next, counted on this shard
 };
 
 }  // namespace dtrain

@@ -1,0 +1,43 @@
+// RecordSource: where a data layer's training examples come from, read as one endless sequence.
+//
+// Positions 0, 1, 2, ... walk through the data set epoch after epoch (after the records a layer
+// skips at the start, rand_skip). A source that shuffles draws each epoch's order from its seed,
+// so the record at a position depends on the seed and the position only: never on the shard, the
+// prefetching or how far another reader got. That is what makes sharding and resuming exact: a
+// data layer's shard i of n reads positions i, i + n, i + 2n, ... and a snapshot records a
+// position (layers/prefetching_data_layer.h), so a resumed reader asks for the same positions.
+//
+// ReadAt(position) makes the record at `position` the source's current record, which the
+// concrete source shows through its own accessors (LmdbRecordSource: the stored Datum bytes;
+// ImageListSource: the list entry; Hdf5RowSource: one row of each dataset). Positions usually
+// increase; a source that can only move forward (an LMDB cursor, the HDF5 file list) starts over
+// from its first record when asked for an earlier one. Errors name the file and the record
+// ("LMDB 'train_lmdb': record '00000042'", "list.txt:7: image 'a.jpg'").
+//
+// Implementations (data/): LmdbRecordSource (Datum records of an LMDB), ImageListSource
+// (ImageData's list of image files), Hdf5RowSource (HDF5Data's list of HDF5 files). Sources
+// whose unit is a whole batch stay batch-level behind their own class: the data server's
+// DataServerClient (ranks subscribe to their strided share of batches) and WindowData's window
+// file (windows drawn at random per batch). How a record becomes top blobs (decoding, transform,
+// labels) is the layer's, not the source's.
+//
+// Thread-safety: none; one thread at a time (a data layer's prefetch thread while it runs).
+#pragma once
+
+#include <cstdint>
+
+#include "core/status.h"
+
+namespace dtrain {
+
+class RecordSource {
+ public:
+  virtual ~RecordSource() = default;
+
+  // Records in one epoch; -1 while the source does not know (HDF5 files not reached yet).
+  virtual int64_t RecordCount() const = 0;
+  // Makes the record at sequence position `position` >= 0 current.
+  virtual Status ReadAt(int64_t position) = 0;
+};
+
+}  // namespace dtrain
