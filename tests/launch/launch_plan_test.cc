@@ -1,4 +1,4 @@
-#include "cluster/launch_plan.h"
+#include "launch/launch_plan.h"
 
 #include <gtest/gtest.h>
 
