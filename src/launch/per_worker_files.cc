@@ -1,11 +1,13 @@
-#include "cli/per_worker_files.h"
+#include "launch/per_worker_files.h"
 
 #include <filesystem>
 #include <vector>
 
+#include "core/logging.h"
 #include "core/proto_io.h"
 #include "data/image_list.h"
 #include "distributed/rank_job.h"
+#include "launch/job_command_line.h"
 #include "net/read_net.h"
 #include "proto/solver.pb.h"
 #include "solver/upgrade_solver.h"
@@ -79,6 +81,21 @@ StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ra
     DT_RETURN_IF_ERROR(WriteTextProtoAtomically(RankFile(dir, "solver", rank, ".prototxt"), mine));
   }
   return (std::filesystem::path(dir) / "solver_%#.prototxt").string();
+}
+
+StatusOr<std::vector<std::string>> JobWithPerWorkerFiles(const std::vector<std::string>& job,
+                                                         int ranks, const std::string& dir,
+                                                         uint64_t seed) {
+  JobCommandLine line = JobCommandLine::ParseCommand(job);
+  const std::string solver = line.ValueOr("solver");
+  if (solver.empty()) return InvalidArgument("--per-worker-files needs the job's --solver=S");
+  const std::string where =
+      dir.empty() ? (std::filesystem::path(solver).parent_path() / "per_worker").string() : dir;
+  DT_ASSIGN_OR_RETURN(const std::string pattern, WritePerWorkerFiles(solver, ranks, where, seed));
+  line.Replace("solver", pattern);
+  DT_LOG(INFO) << "launch: per-worker solver, net and list files for " << ranks << " ranks in "
+               << where;
+  return line.words();
 }
 
 }  // namespace dtrain

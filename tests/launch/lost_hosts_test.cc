@@ -1,6 +1,6 @@
 // The hosts a failed job's console names as lost, from the messages of mpirun, srun and dtrain's
 // own watchdog, as they appear in the multi-host fault tests (tests/cluster/multi_host_test.cc).
-#include "cluster/lost_hosts.h"
+#include "launch/lost_hosts.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,8 @@
 // the job's command line: where the job's snapshots are (rank 0's resolved solver,
 // distributed/rank_job.h), and the command of the K-th restart (resume from the
 // latest complete snapshot, solver/latest_snapshot.h, marked as restart K with its reason).
-// Reads the solver and net files; otherwise pure.
+// The command line is read with launch/job_command_line.h. Reads the solver and net files;
+// otherwise pure.
 #pragma once
 
 #include <string>
@@ -24,8 +25,5 @@ StatusOr<JobTarget> ResolveJobTarget(const std::vector<std::string>& job, int ra
 std::vector<std::string> RestartedJob(const std::vector<std::string>& job,
                                       const std::string& solverstate, int restart,
                                       const std::string& reason);
-
-// Whether command-line argument `arg` sets flag `name` ("--name=v", "-name=v", "--name", "-name").
-bool SetsFlag(const std::string& arg, const std::string& name);
 
 }  // namespace dtrain

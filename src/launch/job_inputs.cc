@@ -1,9 +1,10 @@
-#include "cli/job_inputs.h"
+#include "launch/job_inputs.h"
 
 #include <algorithm>
 
 #include "data/data_server_client.h"
 #include "distributed/rank_job.h"
+#include "launch/job_command_line.h"
 #include "net/net_filter.h"
 #include "net/read_net.h"
 #include "proto/solver.pb.h"
@@ -45,13 +46,7 @@ void AddNetFile(const std::string& path, int rank, int world, bool with_test,
 }  // namespace
 
 std::string JobFlagValue(const std::vector<std::string>& args, const std::string& name) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    for (const std::string& prefix : {"--" + name, "-" + name}) {
-      if (args[i].rfind(prefix + "=", 0) == 0) return args[i].substr(prefix.size() + 1);
-      if (args[i] == prefix && i + 1 < args.size()) return args[i + 1];
-    }
-  }
-  return "";
+  return JobCommandLine::ParseCommand(args).ValueOr(name);
 }
 
 std::vector<std::string> JobInputPaths(const std::vector<std::string>& job,

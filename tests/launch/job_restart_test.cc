@@ -1,5 +1,5 @@
 // The restarted job's command line and what launch reads of the job to restart it.
-#include "cli/job_restart.h"
+#include "launch/job_restart.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 // that launcher stops it.
 //
 // Pure: no I/O, no environment; the caller says whether it is inside Slurm. Unit-tested on the
-// exact command lines (tests/cluster_config/launch_plan_test.cc).
+// exact command lines (tests/launch/launch_plan_test.cc).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "cluster/lost_hosts.h"
+#include "launch/lost_hosts.h"
 
 #include <cstdlib>
 #include <regex>

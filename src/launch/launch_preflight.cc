@@ -1,27 +1,26 @@
-#include "cli/launch_preflight.h"
+#include "launch/launch_preflight.h"
 
 #include <algorithm>
 #include <future>
 #include <sstream>
 
-#include "cli/command.h"
-#include "cli/job_inputs.h"
-#include "cli/launch_processes.h"
+#include "launch/job_inputs.h"
+#include "launch/launch_processes.h"
 
 namespace dtrain {
 namespace {
 
 // The command that runs `dtrain preflight` on `host` the way the job's processes are started.
 std::vector<std::string> PreflightArgv(const LaunchOptions& options, const std::string& host,
-                                       const std::string& mpirun, int timeout_s,
+                                       const std::string& mpirun, const PreflightSettings& settings,
                                        const std::vector<std::string>& paths) {
-  std::vector<std::string> argv = {"timeout", "-k", "5", std::to_string(timeout_s)};
+  std::vector<std::string> argv = {"timeout", "-k", "5", std::to_string(settings.timeout_s)};
   if (options.slurm) {
     argv.insert(argv.end(), {"srun", "--overlap", "-N1", "-n1", "-w", host});
   } else {
     argv.insert(argv.end(), {mpirun, "-np", "1", "--host", host, "--bind-to", "none"});
   }
-  argv.insert(argv.end(), {options.dtrain, "preflight", "--expect-version=" + DtrainVersion()});
+  argv.insert(argv.end(), {options.dtrain, "preflight", "--expect-version=" + settings.version});
   if (!options.interface.empty()) argv.push_back("--interface=" + options.interface);
   argv.insert(argv.end(), paths.begin(), paths.end());
   return argv;
@@ -62,7 +61,8 @@ std::vector<std::string> HostVerdict(int exit_code, const std::string& output, i
 }  // namespace
 
 std::vector<std::vector<std::string>> RunPreflight(const LaunchOptions& options,
-                                                   const LaunchPlan& plan, int timeout_s) {
+                                                   const LaunchPlan& plan,
+                                                   const PreflightSettings& settings) {
   const std::string& mpirun = options.mpirun;
   std::vector<std::future<std::pair<int, std::string>>> runs;
   for (size_t i = 0; i < options.hosts.size(); ++i) {
@@ -74,13 +74,13 @@ std::vector<std::vector<std::string>> RunPreflight(const LaunchOptions& options,
     }
     runs.push_back(
         std::async(std::launch::async, Capture,
-                   PreflightArgv(options, options.hosts[i].name, mpirun, timeout_s, paths)));
+                   PreflightArgv(options, options.hosts[i].name, mpirun, settings, paths)));
   }
   std::vector<std::vector<std::string>> verdicts;
   std::string report;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto [exit_code, output] = runs[i].get();
-    verdicts.push_back(HostVerdict(exit_code, output, timeout_s));
+    verdicts.push_back(HostVerdict(exit_code, output, settings.timeout_s));
     if (verdicts.back().empty()) report += "  " + options.hosts[i].name + ": ok\n";
     for (const std::string& problem : verdicts.back())
       report += "  " + options.hosts[i].name + ": " + problem + "\n";
@@ -90,8 +90,9 @@ std::vector<std::vector<std::string>> RunPreflight(const LaunchOptions& options,
   return verdicts;
 }
 
-Status RunPreflightOnHosts(const LaunchOptions& options, const LaunchPlan& plan, int timeout_s) {
-  const auto verdicts = RunPreflight(options, plan, timeout_s);
+Status RunPreflightOnHosts(const LaunchOptions& options, const LaunchPlan& plan,
+                           const PreflightSettings& settings) {
+  const auto verdicts = RunPreflight(options, plan, settings);
   const auto failed =
       std::count_if(verdicts.begin(), verdicts.end(), [](const auto& v) { return !v.empty(); });
   if (failed > 0) {

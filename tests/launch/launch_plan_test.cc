@@ -1,4 +1,4 @@
-#include "cluster/launch_plan.h"
+#include "launch/launch_plan.h"
 
 #include <gtest/gtest.h>
 
@@ -52,6 +52,24 @@ TEST(LaunchPlanTest, DataServerOnTheMasterFirst) {
             "# training\n"
             "mpirun -np 3 --hostfile /shared/hosts --map-by slot --bind-to none "
             "/opt/dtrain/bin/dtrain train --solver=/shared/solver.prototxt\n");
+}
+
+// The server's --listen and the job's --threads count in every form flags.cc reads
+// (launch/job_command_line.h).
+TEST(LaunchPlanTest, ListenAndThreadsInAnyForm) {
+  LaunchOptions options = TwoHosts();
+  options.threads_per_rank = 2;
+  options.job = {"train", "--solver=/shared/solver.prototxt", "-threads=3"};
+  for (const std::vector<std::string>& server :
+       {std::vector<std::string>{"--listen", "tcp://other:7000"},
+        std::vector<std::string>{"-listen=tcp://other:7000"}}) {
+    options.data_server = server;
+    auto plan = PlanLaunch(options);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_EQ(plan->data_server_uri, "tcp://other:7000");
+    EXPECT_EQ(plan->steps[0].argv.back(), server.back());  // no --listen of its own added
+    EXPECT_EQ(plan->steps[1].argv.back(), "-threads=3");   // no --threads of its own added
+  }
 }
 
 TEST(LaunchPlanTest, SrunStepsInsideSlurm) {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -21,5 +22,11 @@ namespace dtrain {
 // "DIR/solver_%#.prototxt".
 StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ranks,
                                           const std::string& dir, uint64_t seed);
+
+// `job` ({"train", "--solver=S", ...}) with its --solver pointed at the files written for
+// `ranks` ranks into `dir` (empty: S's folder/per_worker); logs where they are.
+StatusOr<std::vector<std::string>> JobWithPerWorkerFiles(const std::vector<std::string>& job,
+                                                         int ranks, const std::string& dir,
+                                                         uint64_t seed);
 
 }  // namespace dtrain

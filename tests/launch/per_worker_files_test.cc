@@ -1,8 +1,9 @@
-#include "cli/per_worker_files.h"
+#include "launch/per_worker_files.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "core/proto_io.h"
@@ -71,6 +72,29 @@ TEST(PerWorkerFilesTest, ErrorsNameTheProblem) {
       WritePerWorkerFiles(dir.Path("solver.prototxt"), 2, dir.Path("w"), 1).status().message(),
       "--per-worker-files handles solvers with `net` or `net_param`; '" +
           dir.Path("solver.prototxt") + "' uses train_net");
+}
+
+// The job's --solver, in either form, points at the files; the default folder is beside it.
+TEST(PerWorkerFilesTest, TheJobRunsWithTheRanksFiles) {
+  testing::TempDir dir;
+  testing::WriteTextFile(dir.Path("net.prototxt"),
+                         "layer { name: 'd' type: 'Input' top: 'd' input_param { shape { dim: 1 } "
+                         "} }");
+  testing::WriteTextFile(dir.Path("solver.prototxt"),
+                         "net: '" + dir.Path("net.prototxt") + "'\nbase_lr: 0.1\n");
+  auto job = JobWithPerWorkerFiles(
+      {"train", "--solver", dir.Path("solver.prototxt"), "--global-batch"}, 2, "", 1);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(*job, (std::vector<std::string>{"train",
+                                            "--solver=" + dir.Path("per_worker/solver_%#.prototxt"),
+                                            "--global-batch"}));
+  EXPECT_TRUE(std::filesystem::exists(dir.Path("per_worker/solver_1.prototxt")));
+  job = JobWithPerWorkerFiles({"train", "--solver=" + dir.Path("solver.prototxt")}, 2,
+                              dir.Path("elsewhere"), 1);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->back(), "--solver=" + dir.Path("elsewhere/solver_%#.prototxt"));
+  EXPECT_EQ(JobWithPerWorkerFiles({"train", "--global-batch"}, 2, "", 1).status().message(),
+            "--per-worker-files needs the job's --solver=S");
 }
 
 }  // namespace

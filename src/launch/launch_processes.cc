@@ -1,4 +1,4 @@
-#include "cli/launch_processes.h"
+#include "launch/launch_processes.h"
 
 #include <fcntl.h>
 #include <poll.h>

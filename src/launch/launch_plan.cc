@@ -1,17 +1,12 @@
-#include "cluster/launch_plan.h"
+#include "launch/launch_plan.h"
 
 #include <algorithm>
 
 #include "cluster/shell_quote.h"
+#include "launch/job_command_line.h"
 
 namespace dtrain {
 namespace {
-
-bool HasFlag(const std::vector<std::string>& args, const std::string& name) {
-  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
-    return a == "--" + name || a.rfind("--" + name + "=", 0) == 0 || a == "-" + name;
-  });
-}
 
 // The process-placement and network options for `ranks` ranks.
 std::vector<std::string> MpirunPlacement(const LaunchOptions& options, int ranks) {
@@ -92,10 +87,9 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& options) {
     std::vector<std::string> server = {options.dtrain, "data-server"};
     server.insert(server.end(), options.data_server.begin(), options.data_server.end());
     plan.data_server_uri = "tcp://" + plan.master + ":" + std::to_string(options.data_server_port);
-    if (HasFlag(options.data_server, "listen")) {
-      for (const std::string& arg : options.data_server) {
-        if (arg.rfind("--listen=", 0) == 0) plan.data_server_uri = arg.substr(9);
-      }
+    const JobCommandLine server_args = JobCommandLine::ParseArguments(options.data_server);
+    if (server_args.Has("listen")) {
+      plan.data_server_uri = server_args.ValueOr("listen", plan.data_server_uri);
     } else {
       server.push_back("--listen=" + plan.data_server_uri);
     }
@@ -116,7 +110,7 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& options) {
       options.slurm ? SrunPlacement(options, plan.ranks) : MpirunPlacement(options, plan.ranks);
   train.push_back(options.dtrain);
   train.insert(train.end(), options.job.begin(), options.job.end());
-  if (options.threads_per_rank > 0 && !HasFlag(options.job, "threads")) {
+  if (options.threads_per_rank > 0 && !JobCommandLine::ParseCommand(options.job).Has("threads")) {
     train.push_back("--threads=" + std::to_string(options.threads_per_rank));
   }
   plan.steps.push_back({"training", train});

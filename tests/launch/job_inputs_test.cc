@@ -1,4 +1,4 @@
-#include "cli/job_inputs.h"
+#include "launch/job_inputs.h"
 
 #include <gtest/gtest.h>
 
