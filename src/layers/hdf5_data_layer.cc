@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {
