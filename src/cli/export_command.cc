@@ -6,6 +6,7 @@
 #include "core/logging.h"
 #include "core/output_guard.h"
 #include "export/onnx_export.h"
+#include "proto/net.pb.h"
 #include "solver/net_loading.h"
 
 namespace dtrain {

@@ -5,6 +5,7 @@
 
 #include "export/onnx_layer_export.h"
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {

@@ -7,6 +7,7 @@
 #include "export/onnx_layer_export.h"
 #include "onnx/checker.h"
 #include "onnx/shape_inference/implementation.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {

@@ -3,6 +3,7 @@
 // Parameter (see onnx_layer_export.h). Shapes are the net's, so reshapes write the top's dims.
 #include "export/onnx_layer_export.h"
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {

@@ -6,6 +6,7 @@
 #include "layers/base_convolution_layer.h"
 #include "layers/pooling_layer.h"
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {

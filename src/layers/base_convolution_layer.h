@@ -31,6 +31,9 @@
 
 namespace dtrain {
 
+class ConvolutionParameter;  // proto/layer_params.pb.h
+class FillerParameter;       // proto/filler.pb.h
+
 // Reads the window fields of `p` (kernel, stride, pad, dilation, in their single, per-axis and
 // _h/_w forms) for a convolution over `spatial_axes` axes into `axes` (their kernel, pad, stride
 // and dilation; in and out are 1); an error names the field.

@@ -6,6 +6,7 @@
 #include "core/filler.h"
 #include "proto/filler.pb.h"
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

@@ -10,8 +10,8 @@
 
 #include <string>
 
+#include "core/proto_forward.h"
 #include "kernels/engine.h"
-#include "proto/net.pb.h"
 
 namespace dtrain {
 

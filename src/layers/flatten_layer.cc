@@ -1,6 +1,7 @@
 #include "layers/flatten_layer.h"
 
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

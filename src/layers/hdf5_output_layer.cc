@@ -1,6 +1,7 @@
 #include "layers/hdf5_output_layer.h"
 
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {

@@ -3,6 +3,7 @@
 #include "kernels/reference/im2col.h"
 #include "layers/base_convolution_layer.h"
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

@@ -6,6 +6,7 @@
 #include "core/proto_io.h"
 #include "layers/loss_normalization.h"
 #include "proto/blob.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {

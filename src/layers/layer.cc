@@ -4,15 +4,23 @@
 #include <numeric>
 
 #include "core/machine_memory.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 
+static_assert(Phase{} == TRAIN, "LayerContext::phase defaults to Phase{}, meaning TRAIN");
+
 Layer::Layer(const LayerParameter& param, const LayerContext& context)
-    : param_(param),
+    : own_param_(std::make_unique<LayerParameter>(param)),
+      param_(*own_param_),
       phase_(context.phase),
       rng_(context.seed),
       scratch_(context.scratch),
       engine_name_(context.engine) {}
+
+Layer::~Layer() = default;
+
+const std::string& Layer::name() const { return param_.name(); }
 
 Status Layer::Error(const std::string& message) const {
   return InvalidArgument("layer '" + param_.name() + "' (" + param_.type() + "): " + message);

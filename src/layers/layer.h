@@ -22,13 +22,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/proto_forward.h"
 #include "core/rng.h"
 #include "core/scratch.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "kernels/kernel_list.h"
 #include "layers/engine.h"
-#include "proto/net.pb.h"
 
 namespace dtrain {
 
@@ -36,7 +36,7 @@ using TensorVec = std::vector<Tensor*>;
 
 // What a layer needs from its surroundings; passed in, never global.
 struct LayerContext {
-  Phase phase = TRAIN;
+  Phase phase = Phase{};       // TRAIN (Phase's first value, 0; checked in layer.cc)
   uint64_t seed = 1701;        // the layer's own random stream (fillers, dropout, data order)
   std::string engine;          // the engine asked for (layers/engine.h); "" lets the list choose
   Scratch* scratch = nullptr;  // the net's per-call kernel scratch (null: kernels keep their own)
@@ -44,8 +44,9 @@ struct LayerContext {
 
 class Layer {
  public:
+  // Keeps a copy of `param`.
   Layer(const LayerParameter& param, const LayerContext& context);
-  virtual ~Layer() = default;
+  virtual ~Layer();
   Layer(const Layer&) = delete;
   Layer& operator=(const Layer&) = delete;
 
@@ -59,7 +60,7 @@ class Layer {
 
   virtual const char* type() const = 0;
   const LayerParameter& layer_param() const { return param_; }
-  const std::string& name() const { return param_.name(); }
+  const std::string& name() const;
   Phase phase() const { return phase_; }
 
   // Fusion. The net offers a layer each layer that runs in place on its only top right after it
@@ -160,7 +161,15 @@ class Layer {
   // naming `what` when it is above 2^31 - 1, or below 1 (below 0 when !positive).
   StatusOr<int> Dimension(const std::string& what, int64_t value, bool positive = true) const;
 
-  LayerParameter param_;
+ private:
+  // The copy of the parameters that param_ refers to, held by pointer so that this header needs
+  // only LayerParameter's declaration (declared before param_, which is bound to it).
+  std::unique_ptr<LayerParameter> own_param_;
+
+ protected:
+  // The layer's copy of its parameters (BatchNorm completes its param specs); a layer's .cc
+  // includes "proto/net.pb.h" to read them.
+  LayerParameter& param_;
   Phase phase_;
   Rng rng_;
   Engine engine_ = Engine::kAny;  // parsed in Setup from LayerContext::engine

@@ -4,6 +4,7 @@
 
 #include "core/filler.h"
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

@@ -5,6 +5,7 @@
 #include "core/filler.h"
 #include "layers/broadcast_axes.h"
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

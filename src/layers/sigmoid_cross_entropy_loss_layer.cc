@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "layers/loss_normalization.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

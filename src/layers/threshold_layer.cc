@@ -2,6 +2,7 @@
 
 #include "core/check.h"
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 

@@ -14,6 +14,7 @@
 #include "net/layer_type_check.h"
 #include "net/net_filter.h"
 #include "net/upgrade_net.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 
@@ -521,6 +522,32 @@ Status CopyBlobs(Layer* target, const std::string& name,
   return Status::Ok();
 }
 
+// Blobs 0-2 to the BatchNorm, the rest (gamma, beta) to the Scale after it.
+Status CopyMergedBatchNorm(Layer* target, const std::string& name, Layer* scale,
+                           const std::string& scale_name,
+                           const google::protobuf::RepeatedPtrField<BlobProto>& blobs) {
+  const int rest = blobs.size() - 3;
+  if (static_cast<size_t>(rest) != scale->blobs().size()) {
+    return InvalidArgument("layer '" + name + "': the weights file has " +
+                           std::to_string(blobs.size()) +
+                           " parameter blob(s), Intel Caffe's layout of a BatchNorm with the "
+                           "Scale it merged; the net expects 3 and the Scale '" +
+                           scale_name + "' " + std::to_string(scale->blobs().size()) + " (" +
+                           std::to_string(3 + scale->blobs().size()) + " in all)");
+  }
+  google::protobuf::RepeatedPtrField<BlobProto> own(blobs.begin(), blobs.begin() + 3);
+  DT_RETURN_IF_ERROR(CopyBlobs(target, name, own));
+  for (int j = 0; j < rest; ++j) {
+    const Status s = scale->blobs()[j]->FromProto(blobs.Get(3 + j), /*reshape=*/false);
+    if (!s.ok()) {
+      return Status(s.code(), "layer '" + name + "' blob " + std::to_string(3 + j) + " (" +
+                                  (j == 0 ? "gamma" : "beta") + ", into the Scale '" + scale_name +
+                                  "' parameter " + std::to_string(j) + "): " + s.message());
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Net::CopyTrainedLayersFrom(const NetParameter& trained, WeightsMatch* match) {
@@ -534,7 +561,9 @@ Status Net::CopyTrainedLayersFrom(const NetParameter& trained, WeightsMatch* mat
     }
     if (blobs.empty()) return Status::Ok();
     if (IsMergedBatchNorm(*target, blobs.size())) {
-      DT_RETURN_IF_ERROR(CopyMergedBatchNorm(target, name, blobs));
+      const std::string& scale_name = merged_scales_.at(name);
+      DT_RETURN_IF_ERROR(
+          CopyMergedBatchNorm(target, name, layer_by_name(scale_name), scale_name, blobs));
     } else {
       DT_RETURN_IF_ERROR(CopyBlobs(target, name, blobs));
     }
@@ -556,33 +585,6 @@ Status Net::CopyTrainedLayersFrom(const NetParameter& trained, WeightsMatch* mat
 bool Net::IsMergedBatchNorm(const Layer& target, int source_blobs) const {
   return std::string(target.type()) == "BatchNorm" && target.blobs().size() == 3 &&
          source_blobs > 3 && merged_scales_.count(target.name()) > 0;
-}
-
-// Blobs 0-2 to the BatchNorm, the rest (gamma, beta) to the Scale after it.
-Status Net::CopyMergedBatchNorm(Layer* target, const std::string& name,
-                                const google::protobuf::RepeatedPtrField<BlobProto>& blobs) {
-  const std::string& scale_name = merged_scales_.at(name);
-  Layer* scale = layer_by_name(scale_name);
-  const int rest = blobs.size() - 3;
-  if (static_cast<size_t>(rest) != scale->blobs().size()) {
-    return InvalidArgument("layer '" + name + "': the weights file has " +
-                           std::to_string(blobs.size()) +
-                           " parameter blob(s), Intel Caffe's layout of a BatchNorm with the "
-                           "Scale it merged; the net expects 3 and the Scale '" +
-                           scale_name + "' " + std::to_string(scale->blobs().size()) + " (" +
-                           std::to_string(3 + scale->blobs().size()) + " in all)");
-  }
-  google::protobuf::RepeatedPtrField<BlobProto> own(blobs.begin(), blobs.begin() + 3);
-  DT_RETURN_IF_ERROR(CopyBlobs(target, name, own));
-  for (int j = 0; j < rest; ++j) {
-    const Status s = scale->blobs()[j]->FromProto(blobs.Get(3 + j), /*reshape=*/false);
-    if (!s.ok()) {
-      return Status(s.code(), "layer '" + name + "' blob " + std::to_string(3 + j) + " (" +
-                                  (j == 0 ? "gamma" : "beta") + ", into the Scale '" + scale_name +
-                                  "' parameter " + std::to_string(j) + "): " + s.message());
-    }
-  }
-  return Status::Ok();
 }
 
 Status Net::ShareTrainedLayersWith(const Net& other) {

@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "core/proto_forward.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "layers/layer.h"
-#include "proto/net.pb.h"
 
 namespace dtrain {
 
@@ -131,7 +131,7 @@ class Net {
   void ShareDiffBuffers();
 
   std::string name_;
-  Phase phase_ = TRAIN;
+  Phase phase_ = Phase{};  // TRAIN until Init
   // Kernel scratch shared by the layers (declared before them: it outlives their kernels).
   std::unique_ptr<Scratch> scratch_ = std::make_unique<Scratch>();
   std::vector<std::unique_ptr<Layer>> layers_;
@@ -157,8 +157,6 @@ class Net {
   // BatchNorm name -> the Scale Intel Caffe merges into it (net/intel_batch_norm.h).
   std::map<std::string, std::string> merged_scales_;
   bool IsMergedBatchNorm(const Layer& target, int source_blobs) const;
-  Status CopyMergedBatchNorm(Layer* target, const std::string& name,
-                             const google::protobuf::RepeatedPtrField<BlobProto>& blobs);
 
   std::vector<BackwardHook> backward_hooks_;
 };

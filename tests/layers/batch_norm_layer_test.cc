@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "proto/net.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "proto/net.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
 

@@ -11,6 +11,7 @@
 #include "layers/registry.h"
 #include "net/net.h"
 #include "proto/layer_params.pb.h"
+#include "proto/net.pb.h"
 #include "testing/layer_test_util.h"
 
 namespace dtrain {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "proto/net.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/in_place_check.h"
 #include "testing/layer_test_util.h"

@@ -8,6 +8,7 @@
 
 #include "core/proto_io.h"
 #include "net/net.h"
+#include "proto/net.pb.h"
 #include "testing/layer_test_util.h"
 
 namespace dtrain {

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "proto/net.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
 

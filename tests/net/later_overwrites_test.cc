@@ -10,6 +10,7 @@
 
 #include "core/proto_io.h"
 #include "net/net.h"
+#include "proto/net.pb.h"
 #include "testing/net_agreement.h"
 
 namespace dtrain {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "layers/registry.h"
+#include "proto/net.pb.h"
 #include "testing/layer_test_util.h"
 #include "testing/run_command.h"
 

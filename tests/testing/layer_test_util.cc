@@ -8,6 +8,7 @@
 
 #include "core/proto_io.h"
 #include "layers/registry.h"
+#include "proto/net.pb.h"
 #include "testing/engine_check.h"
 
 namespace dtrain::testing {

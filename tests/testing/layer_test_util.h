@@ -33,9 +33,9 @@ using LayerPtr = std::unique_ptr<Layer, RecordAndDeleteLayer>;
 // Creates the layer through CreateLayer with LayerContext{phase, seed, engine}; the defaults are
 // LayerContext's, the engine is $DTRAIN_TEST_ENGINE when set (ctest's second run of the layer
 // tests sets REFERENCE). Returns nullptr (after a test failure) for a bad parameter or type.
-LayerPtr MakeLayer(const LayerParameter& param, Phase phase = TRAIN,
+LayerPtr MakeLayer(const LayerParameter& param, Phase phase = LayerContext{}.phase,
                    uint64_t seed = LayerContext{}.seed);
-LayerPtr MakeLayer(const std::string& prototxt, Phase phase = TRAIN,
+LayerPtr MakeLayer(const std::string& prototxt, Phase phase = LayerContext{}.phase,
                    uint64_t seed = LayerContext{}.seed);
 
 // Copies `values` into t's data; a count other than t->count() is a test failure and leaves t
