@@ -1,5 +1,6 @@
-// BVLC Caffe's own nets (testing::CaffeModelsDir(), skipped where absent): every net whose layer types dtrain supports
-// builds in both phases, with its LMDB sources and mean files pointed at small generated ones.
+// BVLC Caffe's own nets (testing::CaffeModelsDir(), skipped where absent): every net whose layer
+// types dtrain supports builds in both phases, with its LMDB sources and mean files pointed at
+// small generated ones.
 #include <gtest/gtest.h>
 
 #include <filesystem>

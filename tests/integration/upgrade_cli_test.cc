@@ -1,5 +1,6 @@
 // dtrain upgrade net | solver through the real command line, upgrade-on-load in `dtrain check`,
-// and every BVLC Caffe net and solver (testing::CaffeModelsDir(), V1 ones included; skipped where absent) checking clean.
+// and every BVLC Caffe net and solver (testing::CaffeModelsDir(), V1 ones included; skipped where
+// absent) checking clean.
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 

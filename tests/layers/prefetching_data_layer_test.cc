@@ -13,6 +13,7 @@
 
 #include "data/epoch_order.h"
 #include "data/record_source.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {
