@@ -5,7 +5,7 @@
 
 #include "cli/command.h"
 #include "cluster/preflight.h"
-#include "kernels/engine.h"
+#include "kernels/onednn/version.h"
 
 #ifndef DTRAIN_VERSION
 #define DTRAIN_VERSION "unknown"

@@ -13,8 +13,9 @@
 // into `groups` runs of num / groups consecutive items, each normalised by its own statistics, in
 // both passes, as if each were a batch of its own; mean and variance then hold one row of channels
 // floats per group. Only the reference loops compute them (oneDNN's entries decline).
-// Implementations, in order: oneDNN (kernels/onednn/batch_norm.h), the reference loops
-// (kernels/reference/batch_norm.h).
+// Implementations, in order: dtrain's blocked loops for batch statistics
+// (kernels/blocked/batch_norm.h; they serve the ONEDNN engine), oneDNN
+// (kernels/onednn/batch_norm.h), the reference loops (kernels/reference/batch_norm.h).
 #pragma once
 
 #include <cstdint>

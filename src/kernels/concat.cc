@@ -6,17 +6,18 @@
 namespace dtrain::kernels {
 namespace {
 
-const Implementation<JoinKernel, ConcatProblem> kImplementations[] = {
-    {Engine::kOnednn, "onednn", "oneDNN", &onednn::Concat::Create},
-    {Engine::kReference, "reference", "the reference", &reference::Concat::Create},
-};
+const KernelList<JoinKernel, ConcatProblem> kImplementations(
+    "Concat", {
+                  {Engine::kOnednn, "onednn", "oneDNN", &onednn::Concat::Create},
+                  {Engine::kReference, "reference", "the reference", &reference::Concat::Create},
+              });
 
 }  // namespace
 
 StatusOr<std::unique_ptr<JoinKernel>> ChooseKernel(const ConcatProblem& problem,
                                                    const KernelRequest& request,
                                                    std::string* report) {
-  return ChooseFrom(kImplementations, problem, request, report);
+  return kImplementations.Choose(problem, request, report);
 }
 
 }  // namespace dtrain::kernels

@@ -11,8 +11,9 @@
 //
 // Implementations, in order, each for its own kind of convolution: a 1x1 convolution with the
 // normalisation folded into it (kernels/onednn/folded_conv_batch_norm.h), a depthwise one with the
-// normalisation computed in its passes (kernels/onednn/depthwise_conv_batch_norm.h), both on
-// oneDNN's blocked layout. A fusion has no reference entry: where the list declines, the layers
+// normalisation computed in its passes (dtrain's blocked loops,
+// kernels/blocked/depthwise_conv_batch_norm.h), both on oneDNN's blocked layout and serving the
+// ONEDNN engine. A fusion has no reference entry: where the list declines, the layers
 // stay separate and run as they would.
 #pragma once
 

@@ -6,10 +6,12 @@
 namespace dtrain::kernels {
 namespace {
 
-const Implementation<LinearKernel, ConvolutionProblem> kImplementations[] = {
-    {Engine::kOnednn, "onednn", "oneDNN", &onednn::Convolution::Create},
-    {Engine::kReference, "reference", "the reference", &reference::Convolution::Create},
-};
+const KernelList<LinearKernel, ConvolutionProblem> kImplementations(
+    "Convolution",
+    {
+        {Engine::kOnednn, "onednn", "oneDNN", &onednn::Convolution::Create},
+        {Engine::kReference, "reference", "the reference", &reference::Convolution::Create},
+    });
 
 }  // namespace
 
@@ -49,7 +51,7 @@ bool ConvolutionShape::IsPointwise() const {
 StatusOr<std::unique_ptr<LinearKernel>> ChooseKernel(const ConvolutionProblem& problem,
                                                      const KernelRequest& request,
                                                      std::string* report) {
-  return ChooseFrom(kImplementations, problem, request, report);
+  return kImplementations.Choose(problem, request, report);
 }
 
 }  // namespace dtrain::kernels

@@ -6,17 +6,18 @@
 namespace dtrain::kernels {
 namespace {
 
-const Implementation<JoinKernel, EltwiseProblem> kImplementations[] = {
-    {Engine::kOnednn, "onednn", "oneDNN", &onednn::EltwiseSum::Create},
-    {Engine::kReference, "reference", "the reference", &reference::Eltwise::Create},
-};
+const KernelList<JoinKernel, EltwiseProblem> kImplementations(
+    "Eltwise", {
+                   {Engine::kOnednn, "onednn", "oneDNN", &onednn::EltwiseSum::Create},
+                   {Engine::kReference, "reference", "the reference", &reference::Eltwise::Create},
+               });
 
 }  // namespace
 
 StatusOr<std::unique_ptr<JoinKernel>> ChooseKernel(const EltwiseProblem& problem,
                                                    const KernelRequest& request,
                                                    std::string* report) {
-  return ChooseFrom(kImplementations, problem, request, report);
+  return kImplementations.Choose(problem, request, report);
 }
 
 }  // namespace dtrain::kernels

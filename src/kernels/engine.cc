@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <dnnl.hpp>
 
 namespace dtrain {
 namespace {
@@ -74,11 +73,6 @@ const char* EngineName(Engine engine) {
       return "REFERENCE";
   }
   return "?";
-}
-
-std::string OnednnVersion() {
-  const dnnl_version_t* v = dnnl_version();
-  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
 }
 
 }  // namespace dtrain

@@ -19,8 +19,5 @@ enum class Engine { kAny, kOnednn, kReference };
 StatusOr<Engine> ParseEngine(const std::string& name);
 // "ANY", "ONEDNN", "REFERENCE".
 const char* EngineName(Engine engine);
-// The oneDNN library this process runs, e.g. "2.6.3" (Debian's, the default build) or "3.2.0"
-// (the optional oneDNN 3 build, scripts/install-onednn3.sh).
-std::string OnednnVersion();
 
 }  // namespace dtrain

@@ -6,17 +6,19 @@
 namespace dtrain::kernels {
 namespace {
 
-const Implementation<LinearKernel, InnerProductProblem> kImplementations[] = {
-    {Engine::kOnednn, "onednn", "oneDNN", &onednn::InnerProduct::Create},
-    {Engine::kReference, "reference", "the reference", &reference::InnerProduct::Create},
-};
+const KernelList<LinearKernel, InnerProductProblem> kImplementations(
+    "InnerProduct",
+    {
+        {Engine::kOnednn, "onednn", "oneDNN", &onednn::InnerProduct::Create},
+        {Engine::kReference, "reference", "the reference", &reference::InnerProduct::Create},
+    });
 
 }  // namespace
 
 StatusOr<std::unique_ptr<LinearKernel>> ChooseKernel(const InnerProductProblem& problem,
                                                      const KernelRequest& request,
                                                      std::string* report) {
-  return ChooseFrom(kImplementations, problem, request, report);
+  return kImplementations.Choose(problem, request, report);
 }
 
 }  // namespace dtrain::kernels

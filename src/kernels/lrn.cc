@@ -6,17 +6,18 @@
 namespace dtrain::kernels {
 namespace {
 
-const Implementation<UnaryKernel, LrnProblem> kImplementations[] = {
-    {Engine::kOnednn, "onednn", "oneDNN", &onednn::Lrn::Create},
-    {Engine::kReference, "reference", "the reference", &reference::Lrn::Create},
-};
+const KernelList<UnaryKernel, LrnProblem> kImplementations(
+    "LRN", {
+               {Engine::kOnednn, "onednn", "oneDNN", &onednn::Lrn::Create},
+               {Engine::kReference, "reference", "the reference", &reference::Lrn::Create},
+           });
 
 }  // namespace
 
 StatusOr<std::unique_ptr<UnaryKernel>> ChooseKernel(const LrnProblem& problem,
                                                     const KernelRequest& request,
                                                     std::string* report) {
-  return ChooseFrom(kImplementations, problem, request, report);
+  return kImplementations.Choose(problem, request, report);
 }
 
 }  // namespace dtrain::kernels

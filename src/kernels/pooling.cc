@@ -3,19 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/onednn/blocked_pooling.h"
+#include "kernels/blocked/pooling.h"
 #include "kernels/onednn/pooling.h"
 #include "kernels/reference/pooling.h"
 
 namespace dtrain::kernels {
 namespace {
 
-const Implementation<PoolingKernel, PoolingProblem> kImplementations[] = {
-    {Engine::kOnednn, "onednn", "oneDNN", &onednn::Pooling::Create},
-    {Engine::kOnednn, "onednn", "dtrain's loops on oneDNN's layout",
-     &onednn::BlockedPooling::Create},
-    {Engine::kReference, "reference", "the reference", &reference::Pooling::Create},
-};
+const KernelList<PoolingKernel, PoolingProblem> kImplementations(
+    "Pooling",
+    {
+        {Engine::kOnednn, "onednn", "oneDNN", &onednn::Pooling::Create},
+        {Engine::kOnednn, "blocked", "dtrain's blocked loops", &blocked::Pooling::Create},
+        {Engine::kReference, "reference", "the reference", &reference::Pooling::Create},
+    });
 
 }  // namespace
 
@@ -35,7 +36,7 @@ PoolSpan PoolingWindow(int o, int in, int kernel, int pad, int stride) {
 StatusOr<std::unique_ptr<PoolingKernel>> ChooseKernel(const PoolingProblem& problem,
                                                       const KernelRequest& request,
                                                       std::string* report) {
-  return ChooseFrom(kImplementations, problem, request, report);
+  return kImplementations.Choose(problem, request, report);
 }
 
 }  // namespace dtrain::kernels

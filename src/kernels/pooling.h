@@ -11,8 +11,9 @@
 // kernels/reference/pooling.h). Dilation is unused.
 //
 // Implementations, in order: oneDNN (kernels/onednn/pooling.h: MAX and AVE, with AVX-512 or when
-// the ONEDNN engine is asked for, see docs/engines.md), dtrain's loops on oneDNN's channel-blocked
-// layout (kernels/onednn/blocked_pooling.h: MAX and AVE), the reference loops.
+// the ONEDNN engine is asked for, see docs/engines.md), dtrain's blocked loops on oneDNN's
+// channel-blocked layout (kernels/blocked/pooling.h: MAX and AVE; they serve the ONEDNN engine),
+// the reference loops.
 #pragma once
 
 #include <memory>

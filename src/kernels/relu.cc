@@ -6,17 +6,18 @@
 namespace dtrain::kernels {
 namespace {
 
-const Implementation<UnaryKernel, ReluProblem> kImplementations[] = {
-    {Engine::kOnednn, "onednn", "oneDNN", &onednn::Relu::Create},
-    {Engine::kReference, "reference", "the reference", &reference::Relu::Create},
-};
+const KernelList<UnaryKernel, ReluProblem> kImplementations(
+    "ReLU", {
+                {Engine::kOnednn, "onednn", "oneDNN", &onednn::Relu::Create},
+                {Engine::kReference, "reference", "the reference", &reference::Relu::Create},
+            });
 
 }  // namespace
 
 StatusOr<std::unique_ptr<UnaryKernel>> ChooseKernel(const ReluProblem& problem,
                                                     const KernelRequest& request,
                                                     std::string* report) {
-  return ChooseFrom(kImplementations, problem, request, report);
+  return kImplementations.Choose(problem, request, report);
 }
 
 }  // namespace dtrain::kernels

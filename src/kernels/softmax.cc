@@ -6,17 +6,18 @@
 namespace dtrain::kernels {
 namespace {
 
-const Implementation<UnaryKernel, SoftmaxProblem> kImplementations[] = {
-    {Engine::kOnednn, "onednn", "oneDNN", &onednn::Softmax::Create},
-    {Engine::kReference, "reference", "the reference", &reference::Softmax::Create},
-};
+const KernelList<UnaryKernel, SoftmaxProblem> kImplementations(
+    "Softmax", {
+                   {Engine::kOnednn, "onednn", "oneDNN", &onednn::Softmax::Create},
+                   {Engine::kReference, "reference", "the reference", &reference::Softmax::Create},
+               });
 
 }  // namespace
 
 StatusOr<std::unique_ptr<UnaryKernel>> ChooseKernel(const SoftmaxProblem& problem,
                                                     const KernelRequest& request,
                                                     std::string* report) {
-  return ChooseFrom(kImplementations, problem, request, report);
+  return kImplementations.Choose(problem, request, report);
 }
 
 }  // namespace dtrain::kernels

@@ -1,11 +1,9 @@
-// dtrain's pooling loops on oneDNN's channel-blocked layout (kernels/onednn/blocked_pooling.h)
+// dtrain's pooling loops on oneDNN's channel-blocked layout (kernels/blocked/pooling.h)
 // against the reference kernel: forward outputs and input gradients equal bit for bit, on inputs
 // full of ties (where MAX's first-largest rule decides), with NaNs and -0 gradients, padding,
 // ceil-mode overhang, overlapping, gapped and tiling windows, different windows per axis, global
 // windows and partly filled channel blocks, in blocks of 8 and of 16 channels whatever the CPU,
 // at 1 to 3 threads; padding channels come out zero whatever the input holds there.
-#include "kernels/onednn/blocked_pooling.h"
-
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -17,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/blocked/pooling.h"
 #include "kernels/reference/pooling.h"
 
 namespace dtrain {
@@ -175,7 +174,7 @@ TEST(BlockedPooling, MatchesTheReferenceBitForBit) {
       SCOPED_TRACE(std::string(c.name) + ", blocks of " + std::to_string(block) + ", " +
                    std::to_string(threads) + " threads");
       ThreadCount count(threads);
-      auto blocked = onednn::BlockedPooling::CreateWithBlock(problem, block);
+      auto blocked = blocked::Pooling::CreateWithBlock(problem, block);
       ASSERT_TRUE(blocked.ok()) << blocked.status().message();
       std::mt19937 gen(7);
       for (int call = 0; call < 2; ++call) {  // the same kernel again, on new values
@@ -206,7 +205,7 @@ TEST(BlockedPooling, WindowsWithoutAChoiceRouteNoGradient) {
   std::vector<float> diff_dst(2 * 9 * 2 * 3);
   for (float& d : diff_dst) d = uniform(gen);
   for (int block : {8, 16}) {
-    auto blocked = onednn::BlockedPooling::CreateWithBlock(problem, block);
+    auto blocked = blocked::Pooling::CreateWithBlock(problem, block);
     ASSERT_TRUE(blocked.ok());
     ExpectSameAsReference(problem, blocked->get(), block, src, diff_dst);
   }
@@ -214,20 +213,19 @@ TEST(BlockedPooling, WindowsWithoutAChoiceRouteNoGradient) {
 
 TEST(BlockedPooling, DeclinesWhatItCannotKeepExact) {
   PoolCase wide = {"", PoolMethod::kMax, 1, 16, 5, 51, {5, 1, 0}, {51, 1, 0}};  // 255 taps
-  EXPECT_EQ(onednn::BlockedPooling::Create(ProblemOf(wide), {}).status().message(),
+  EXPECT_EQ(blocked::Pooling::Create(ProblemOf(wide), {}).status().message(),
             "a MAX window of more than 254 taps (the chosen tap is kept in a byte)");
   wide.method = PoolMethod::kAverage;  // AVE keeps no taps
-  EXPECT_TRUE(onednn::BlockedPooling::Create(ProblemOf(wide), {}).ok());
+  EXPECT_TRUE(blocked::Pooling::Create(ProblemOf(wide), {}).ok());
 
   PoolingProblem rgb = ProblemOf({"", PoolMethod::kMax, 1, 3, 8, 8, {2, 2, 0}, {2, 2, 0}});
-  EXPECT_EQ(onednn::BlockedPooling::Create(rgb, {}).status().message(), "fewer than 8 channels");
+  EXPECT_EQ(blocked::Pooling::Create(rgb, {}).status().message(), "fewer than 8 channels");
   PoolingProblem stochastic =
       ProblemOf({"", PoolMethod::kStochastic, 1, 8, 8, 8, {2, 2, 0}, {2, 2, 0}});
-  EXPECT_EQ(onednn::BlockedPooling::Create(stochastic, {}).status().message(),
-            "STOCHASTIC pooling");
+  EXPECT_EQ(blocked::Pooling::Create(stochastic, {}).status().message(), "STOCHASTIC pooling");
   PoolingProblem with_mask = ProblemOf({"", PoolMethod::kMax, 1, 8, 8, 8, {2, 2, 0}, {2, 2, 0}});
   with_mask.argmax_top = true;
-  EXPECT_FALSE(onednn::BlockedPooling::Create(with_mask, {}).ok());
+  EXPECT_FALSE(blocked::Pooling::Create(with_mask, {}).ok());
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// The oracle harness: every layer with a oneDNN kernel, in every configuration and shape that the
-// shipped models and BVLC Caffe's model files use (batch 2), computes the same forward outputs,
-// input gradients and (accumulated) parameter gradients as the reference kernels, on random
-// inputs, within a relative error of 1e-4 (max |fast - reference| / max |reference|).
+// The oracle harness: every entry of every op's implementation list (kernels/<op>.cc, as
+// kernels/listed_implementations.h lists them), forced one at a time, computes for every layer
+// configuration and shape that the shipped models and BVLC Caffe's model files use (batch 2) the
+// same forward outputs, input gradients and (accumulated) parameter gradients as the op's
+// reference entry, on random inputs, within a relative error of 1e-4 (max |fast - reference| /
+// max |reference|). An entry may decline a configuration; one that no entry but the reference
+// accepts is a failure (except Eltwise's PROD and MAX, which only the reference computes).
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +16,7 @@
 #include <set>
 
 #include "core/proto_io.h"
+#include "kernels/listed_implementations.h"
 #include "layers/registry.h"
 #include "net/net.h"
 #include "testing/caffe_nets.h"
@@ -25,8 +29,18 @@ constexpr float kTolerance = 1e-4f;
 bool ParseTextProto(const std::string& text, LayerParameter* param) {
   return google::protobuf::TextFormat::ParseFromString(text, param);
 }
-const std::set<std::string> kFastTypes = {"Convolution", "InnerProduct", "Pooling", "LRN",   "ReLU",
-                                          "Softmax",     "BatchNorm",    "Eltwise", "Concat"};
+
+// The ops compared: those whose list holds a reference entry, named as their layer types are
+// (the fusion op ConvBatchNorm has none; tests/net/fusion_test.cc compares it by nets).
+std::set<std::string> ComparedOps() {
+  std::set<std::string> ops;
+  for (const std::string& op : kernels::ListedOps()) {
+    for (const kernels::ListedImplementation& entry : kernels::ListedImplementations(op)) {
+      if (entry.engine == Engine::kReference) ops.insert(op);
+    }
+  }
+  return ops;
+}
 
 // One layer configuration to compare: its parameters and bottom shapes, and where it was seen.
 struct Case {
@@ -54,6 +68,7 @@ LayerParameter Computation(const LayerParameter& layer) {
 // Unique configurations over every model file of `files` whose layer types are all supported.
 std::vector<Case> CollectCases(const testing::TempDir& dir, const std::vector<std::string>& files) {
   testing::CaffeNetBuilder builder(dir);
+  const std::set<std::string> compared = ComparedOps();
   std::map<std::string, Case> cases;
   for (const std::string& path : files) {
     NetParameter net;
@@ -74,7 +89,7 @@ std::vector<Case> CollectCases(const testing::TempDir& dir, const std::vector<st
       const Net& n = **built;
       for (size_t i = 0; i < n.layers().size(); ++i) {
         const Layer& layer = *n.layers()[i];
-        if (!kFastTypes.count(layer.type())) continue;
+        if (!compared.count(layer.type())) continue;
         Case c{Computation(layer.layer_param()), {}, path + " / " + layer.name()};
         if (c.param.type() == "BatchNorm" && !c.param.batch_norm_param().has_use_global_stats()) {
           c.param.mutable_batch_norm_param()->set_use_global_stats(phase == TEST);
@@ -198,54 +213,86 @@ Instance Make(const Case& c, const std::string& engine) {
   return in;
 }
 
-// Runs one case on the reference and on `engine` ("ANY": the default choice) and compares every
-// output. Returns the report of the kernel compared.
-std::string CompareOn(const Case& c, const std::string& engine) {
-  SCOPED_TRACE(c.where + " (" + c.param.type() + ", engine " + engine + ")");
-  Instance fast = Make(c, engine);
-  Instance ref = Make(c, "REFERENCE");
-  if (!fast.layer || !ref.layer) return "";
+// A case's reference run: its inputs (random, from one seed), and the layer that computed from
+// them what each entry must match.
+struct ReferenceRun {
+  Instance ref;
+  std::vector<Tensor> params_before;  // the parameters (data and accumulated gradients) it began
+  std::vector<Tensor> top_diffs;      // the gradients its backward pass received
+};
+
+Tensor CopyOf(const Tensor& t) {
+  Tensor copy(t.shape());
+  copy.CopyFrom(t, /*copy_diff=*/true);
+  return copy;
+}
+
+bool RunReference(const Case& c, ReferenceRun* run) {
+  run->ref = Make(c, "REFERENCE");
+  Instance& ref = run->ref;
+  if (!ref.layer) return false;
   std::mt19937 gen(11);
-  for (size_t i = 0; i < fast.bottoms.size(); ++i) {
-    FillUniform(&gen, ref.bottoms[i].mutable_data(), ref.bottoms[i].count());
-    fast.bottoms[i].CopyFrom(ref.bottoms[i]);
-  }
-  Status setup = ref.layer->Setup(ref.bottom_ptrs, ref.top_ptrs);
+  for (Tensor& bottom : ref.bottoms) FillUniform(&gen, bottom.mutable_data(), bottom.count());
+  const Status setup = ref.layer->Setup(ref.bottom_ptrs, ref.top_ptrs);
   EXPECT_TRUE(setup.ok()) << setup.message();
-  setup = fast.layer->Setup(fast.bottom_ptrs, fast.top_ptrs);
-  EXPECT_TRUE(setup.ok()) << setup.message();
-  if (!setup.ok()) return "";
-  // Parameters: random, identical; BatchNorm's statistics must stay valid (variance > 0).
-  auto& ref_blobs = ref.layer->blobs();
-  for (size_t b = 0; b < ref_blobs.size(); ++b) {
-    Tensor& blob = *ref_blobs[b];
+  if (!setup.ok()) return false;
+  // Parameters: random; BatchNorm's statistics must stay valid (variance > 0).
+  auto& blobs = ref.layer->blobs();
+  for (size_t b = 0; b < blobs.size(); ++b) {
+    Tensor& blob = *blobs[b];
     const bool bn = c.param.type() == "BatchNorm";
     FillUniform(&gen, blob.mutable_data(), blob.count(), bn && b == 1 ? 0.5f : -1.f,
                 bn && b == 1 ? 1.5f : 1.f);
     if (bn && b == 2) blob.SetData(1.f);
     FillUniform(&gen, blob.mutable_diff(), blob.count());  // checks that gradients accumulate
-    fast.layer->blobs()[b]->CopyFrom(blob, /*copy_diff=*/true);
+    run->params_before.push_back(CopyOf(blob));
   }
-
   float loss;
   EXPECT_TRUE(ref.layer->Forward(ref.bottom_ptrs, ref.top_ptrs, &loss).ok());
+  for (Tensor& top : ref.tops) {
+    FillUniform(&gen, top.mutable_diff(), top.count());
+    run->top_diffs.push_back(CopyOf(top));
+  }
+  ref.layer->Backward(ref.top_ptrs, std::vector<bool>(ref.bottoms.size(), true), ref.bottom_ptrs);
+  return true;
+}
+
+// Runs one case on one entry of its op's list, forced, as a user asking for the entry's engine
+// would get it were it listed first, and compares every output with the reference run. Returns
+// the entry's report, or "" when the entry declines the case.
+std::string CompareEntry(const Case& c, const kernels::ListedImplementation& entry,
+                         const ReferenceRun& run) {
+  SCOPED_TRACE(c.where + " (" + c.param.type() + ", implementation " + entry.family + ")");
+  kernels::ScopedForcedImplementation forced(c.param.type(), entry.family);
+  Instance fast = Make(c, EngineName(entry.engine));
+  const Instance& ref = run.ref;
+  if (!fast.layer) return "";
+  for (size_t i = 0; i < fast.bottoms.size(); ++i) fast.bottoms[i].CopyFrom(ref.bottoms[i]);
+  const Status setup = fast.layer->Setup(fast.bottom_ptrs, fast.top_ptrs);
+  if (!setup.ok()) {
+    EXPECT_GT(forced.declined(), 0) << setup.message();
+    return "";
+  }
+  for (size_t b = 0; b < run.params_before.size(); ++b) {
+    fast.layer->blobs()[b]->CopyFrom(run.params_before[b], /*copy_diff=*/true);
+  }
+  float loss;
   EXPECT_TRUE(fast.layer->Forward(fast.bottom_ptrs, fast.top_ptrs, &loss).ok());
   for (size_t t = 0; t < ref.tops.size(); ++t) {
     EXPECT_LE(RelativeError(fast.tops[t].data(), ref.tops[t].data(), ref.tops[t].count()),
               kTolerance)
         << "forward, top " << t;
-    FillUniform(&gen, ref.tops[t].mutable_diff(), ref.tops[t].count());
-    std::copy(ref.tops[t].diff(), ref.tops[t].diff() + ref.tops[t].count(),
-              fast.tops[t].mutable_diff());
+    const Tensor& diff = run.top_diffs[t];
+    std::copy(diff.diff(), diff.diff() + diff.count(), fast.tops[t].mutable_diff());
   }
   const std::vector<bool> propagate(ref.bottoms.size(), true);
-  ref.layer->Backward(ref.top_ptrs, propagate, ref.bottom_ptrs);
   fast.layer->Backward(fast.top_ptrs, propagate, fast.bottom_ptrs);
   for (size_t i = 0; i < ref.bottoms.size(); ++i) {
     EXPECT_LE(RelativeError(fast.bottoms[i].diff(), ref.bottoms[i].diff(), ref.bottoms[i].count()),
               kTolerance)
         << "backward, bottom " << i;
   }
+  const auto& ref_blobs = ref.layer->blobs();
   for (size_t b = 0; b < ref_blobs.size(); ++b) {
     const Tensor& r = *ref_blobs[b];
     EXPECT_LE(RelativeError(fast.layer->blobs()[b]->data(), r.data(), r.count()), kTolerance)
@@ -253,48 +300,79 @@ std::string CompareOn(const Case& c, const std::string& engine) {
     EXPECT_LE(RelativeError(fast.layer->blobs()[b]->diff(), r.diff(), r.count()), kTolerance)
         << "parameter " << b << " gradient";
   }
+  EXPECT_EQ(forced.accepted(), 1);
   return fast.layer->engine_report();
 }
 
-// Runs one case on the default choice, and compares it with the reference. Pooling runs oneDNN's
-// kernel by default only with AVX-512 (kernels/onednn/pooling.cc), dtrain's blocked loops without
-// it: oneDNN's is asked for too, and its report returned.
-std::string Compare(const Case& c) {
-  const std::string report = CompareOn(c, "ANY");
-  return c.param.type() == "Pooling" ? CompareOn(c, "ONEDNN") : report;
+// How many cases each entry ran, by "op/family".
+using RunsByEntry = std::map<std::string, int>;
+
+// Compares every case on every entry of its op's list but the reference; a case that no such
+// entry accepts is a failure (Eltwise's PROD and MAX excepted). Prints and returns the runs.
+RunsByEntry CompareEveryEntry(const std::vector<Case>& cases) {
+  RunsByEntry runs;
+  for (const Case& c : cases) {
+    ReferenceRun run;
+    if (!RunReference(c, &run)) continue;
+    std::string reports;
+    for (const kernels::ListedImplementation& entry :
+         kernels::ListedImplementations(c.param.type())) {
+      if (entry.engine == Engine::kReference) continue;
+      const std::string report = CompareEntry(c, entry, run);
+      if (report.empty()) continue;
+      ++runs[c.param.type() + "/" + entry.family];
+      reports += (reports.empty() ? "" : "; ") + report;
+    }
+    if (reports.empty() && !(c.param.type() == "Eltwise" &&
+                             c.param.eltwise_param().operation() != EltwiseParameter::SUM)) {
+      ADD_FAILURE() << c.where << " (" << c.param.type()
+                    << ") ran on no implementation but the reference";
+    }
+  }
+  std::cout << cases.size() << " layer configurations compared; runs by implementation:";
+  for (const auto& [entry, n] : runs) std::cout << " " << entry << " " << n;
+  std::cout << "\n";
+  return runs;
 }
 
 TEST(OnednnAgreement, ExtraConfigurationsMatchTheReference) {
-  for (const Case& c : ExtraCases()) {
-    const std::string report = Compare(c);
-    EXPECT_EQ(report.rfind("onednn", 0), 0u) << c.where << ": " << report;
+  const RunsByEntry runs = CompareEveryEntry(ExtraCases());
+  // Each entry, wherever it is listed, is tested on some case.
+  for (const std::string& op : ComparedOps()) {
+    for (const kernels::ListedImplementation& entry : kernels::ListedImplementations(op)) {
+      if (entry.engine == Engine::kReference) continue;
+      const auto it = runs.find(op + "/" + entry.family);
+      EXPECT_TRUE(it != runs.end() && it->second > 0)
+          << "no extra case runs " << op << "'s " << entry.title;
+    }
   }
 }
 
-// Compares every case; a layer that should run on oneDNN but did not is a failure. Returns how
-// many cases ran on oneDNN, by layer type, after printing them.
-std::map<std::string, int> CompareOnOnednn(const std::vector<Case>& cases) {
-  std::map<std::string, int> onednn_by_type;
-  for (const Case& c : cases) {
-    const std::string report = Compare(c);
-    if (report.rfind("onednn", 0) == 0) {
-      ++onednn_by_type[c.param.type()];
-    } else if (!(c.param.type() == "Eltwise" &&
-                 c.param.eltwise_param().operation() != EltwiseParameter::SUM)) {
-      ADD_FAILURE() << c.where << " (" << c.param.type() << ") did not run on oneDNN: " << report;
-    }
+// The lists themselves: every op the harness compares lists its reference entry last, and the
+// entries the docs name (docs/engines.md) are there, in their order.
+TEST(OnednnAgreement, ListsNameTheirEntriesInOrder) {
+  EXPECT_EQ(ComparedOps(),
+            (std::set<std::string>{"BatchNorm", "Concat", "Convolution", "Eltwise", "InnerProduct",
+                                   "LRN", "Pooling", "ReLU", "Softmax"}));
+  for (const std::string& op : ComparedOps()) {
+    EXPECT_EQ(kernels::ListedImplementations(op).back().family, "reference") << op;
   }
-  std::cout << cases.size() << " layer configurations compared; on oneDNN:";
-  for (const auto& [type, n] : onednn_by_type) std::cout << " " << type << " " << n;
-  std::cout << "\n";
-  return onednn_by_type;
+  auto families = [](const std::string& op) {
+    std::vector<std::string> names;
+    for (const auto& entry : kernels::ListedImplementations(op)) names.push_back(entry.family);
+    return names;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(families("BatchNorm"), (Names{"blocked", "onednn", "reference"}));
+  EXPECT_EQ(families("Pooling"), (Names{"onednn", "blocked", "reference"}));
+  EXPECT_EQ(families("ConvBatchNorm"), (Names{"onednn", "blocked"}));
 }
 
 TEST(OnednnAgreement, EveryShippedModelLayerMatchesTheReference) {
   testing::TempDir dir;
   const std::vector<Case> cases = CollectCases(dir, testing::ShippedNetFiles());
   ASSERT_GT(cases.size(), 40u);  // LeNet, the CIFAR-10 nets and GoogLeNet
-  CompareOnOnednn(cases);
+  CompareEveryEntry(cases);
 }
 
 TEST(OnednnAgreement, EveryBvlcModelLayerMatchesTheReference) {
@@ -305,10 +383,12 @@ TEST(OnednnAgreement, EveryBvlcModelLayerMatchesTheReference) {
   const std::vector<Case> cases =
       CollectCases(dir, testing::NetFilesUnder(testing::CaffeModelsDir()));
   ASSERT_GT(cases.size(), 100u);  // the BVLC models hold well over a hundred
-  std::map<std::string, int> onednn_by_type = CompareOnOnednn(cases);
-  for (const std::string& type : kFastTypes) {
-    if (type == "Eltwise") continue;  // no BVLC model has one; ExtraConfigurations covers it
-    EXPECT_GT(onednn_by_type[type], 0) << "no model exercises the oneDNN " << type;
+  const RunsByEntry runs = CompareEveryEntry(cases);
+  for (const std::string& op : ComparedOps()) {
+    if (op == "Eltwise") continue;  // no BVLC model has one; ExtraConfigurations covers it
+    int fast = 0;
+    for (const auto& [entry, n] : runs) fast += entry.rfind(op + "/", 0) == 0 ? n : 0;
+    EXPECT_GT(fast, 0) << "no model exercises a fast " << op;
   }
 }
 

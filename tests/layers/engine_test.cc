@@ -8,6 +8,7 @@
 
 #include "kernels/engine.h"
 #include "kernels/onednn/common.h"
+#include "kernels/onednn/version.h"
 #include "layers/registry.h"
 #include "net/net.h"
 #include "proto/layer_params.pb.h"
@@ -139,14 +140,14 @@ TEST(EngineTest, PoolingRunsOnOnednnWithAvx512OrWhenAskedTo) {
   ASSERT_TRUE(status.ok());
   if (onednn::BlocksOf16Channels()) {
     EXPECT_EQ(by_default->engine_report().rfind("onednn ", 0), 0u) << by_default->engine_report();
-    EXPECT_EQ(by_default->engine_report().find("dtrain-loops"), std::string::npos);
+    EXPECT_EQ(by_default->engine_report().find("blocked"), std::string::npos);
   } else {
-    EXPECT_EQ(by_default->engine_report(), "onednn dtrain-loops:nChw8c");
+    EXPECT_EQ(by_default->engine_report(), "onednn blocked nChw8c");
   }
   auto forced = Build(max_pool, "ONEDNN", &x, &y, &status);
   ASSERT_TRUE(status.ok());
   EXPECT_EQ(forced->engine_report().rfind("onednn ", 0), 0u) << forced->engine_report();
-  EXPECT_EQ(forced->engine_report().find("dtrain-loops"), std::string::npos);
+  EXPECT_EQ(forced->engine_report().find("blocked"), std::string::npos);
 }
 
 // Forced, every kernel of the engine declines (oneDNN's: the overhanging AVE window; dtrain's
@@ -157,8 +158,8 @@ TEST(EngineTest, ForcedOnednnThatDeclinesIsAnErrorNamingTheLayer) {
   Build(kOverhangingAvePool, "ONEDNN", &x, &y, &status);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.message(),
-            "layer 'p' (Pooling): engine ONEDNN requested, but dtrain's loops on oneDNN's layout "
-            "declines: fewer than 8 channels");
+            "layer 'p' (Pooling): engine ONEDNN requested, but dtrain's blocked loops declines: "
+            "fewer than 8 channels");
 }
 
 TEST(EngineTest, UnknownEngineIsAnErrorNamingTheLayer) {

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <utility>
 
+#include "kernels/kernel_list.h"
 #include "layers/engine.h"
 
 namespace dtrain::testing {
@@ -19,11 +20,6 @@ std::mutex& RecordsMutex() {
 std::vector<BuiltLayer>& Records() {
   static std::vector<BuiltLayer> records;
   return records;
-}
-
-// How an engine report of kernels/kernel_list.h begins when that engine ran.
-const char* ReportPrefix(Engine engine) {
-  return engine == Engine::kReference ? "reference" : "onednn";
 }
 
 class EngineCheckListener : public ::testing::EmptyTestEventListener {
@@ -66,7 +62,7 @@ std::string EngineCheckFailure(const std::string& engine_name,
   StatusOr<Engine> engine = ParseEngine(engine_name);
   if (!engine.ok()) return rerun + ": " + engine.status().message();
   if (*engine == Engine::kAny) return "";
-  const std::string prefix = ReportPrefix(*engine);
+  const std::string prefix = kernels::EngineReportName(*engine);  // how its reports begin
   std::string others;
   int on_engine = 0;
   for (const BuiltLayer& layer : built) {

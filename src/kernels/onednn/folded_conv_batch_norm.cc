@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "core/check.h"
-#include "kernels/onednn/channel_lanes.h"
+#include "kernels/blocked/channel_lanes.h"
+#include "kernels/blocked/row_sums.h"
 #include "kernels/onednn/memory_layout.h"
-#include "kernels/onednn/row_sums.h"
 
 namespace dtrain::onednn {
 
@@ -16,6 +16,12 @@ using dnnl::convolution_backward_weights;
 using dnnl::convolution_forward;
 using dnnl::memory;
 using dnnl::prop_kind;
+// The statistics over the convolution's output run on dtrain's vector loops (kernels/blocked/).
+using blocked::ForRows;
+using blocked::Load;
+using blocked::StoreTo;
+using blocked::SumOverRows;
+using blocked::Vec;
 
 namespace {
 

@@ -1,14 +1,13 @@
-#include "kernels/onednn/blocked_pooling.h"
+#include "kernels/blocked/pooling.h"
 
 #include <algorithm>
 #include <cfloat>
 #include <cstring>
 
-#include "kernels/onednn/channel_lanes.h"
-#include "kernels/onednn/common.h"
-#include "kernels/onednn/memory_layout.h"
+#include "kernels/blocked/channel_lanes.h"
+#include "kernels/onednn/blocked_layout.h"
 
-namespace dtrain::onednn {
+namespace dtrain::blocked {
 namespace {
 
 using kernels::PoolSpan;
@@ -58,7 +57,7 @@ bool Tiles(const std::vector<PoolSpan>& spans, int in) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<kernels::PoolingKernel>> BlockedPooling::Create(
+StatusOr<std::unique_ptr<kernels::PoolingKernel>> Pooling::Create(
     const kernels::PoolingProblem& problem, const kernels::KernelRequest&) {
   const kernels::PoolingShape& s = problem.shape;
   if (problem.method == kernels::PoolMethod::kStochastic) return Unsupported("STOCHASTIC pooling");
@@ -68,27 +67,21 @@ StatusOr<std::unique_ptr<kernels::PoolingKernel>> BlockedPooling::Create(
       static_cast<int64_t>(s.window.kernel_h) * s.window.kernel_w >= kNoTap) {
     return Unsupported("a MAX window of more than 254 taps (the chosen tap is kept in a byte)");
   }
-  return CreateWithBlock(problem, BlocksOf16Channels() ? 16 : 8);
+  return CreateWithBlock(problem, onednn::ChannelBlock());
 }
 
-StatusOr<std::unique_ptr<kernels::PoolingKernel>> BlockedPooling::CreateWithBlock(
+StatusOr<std::unique_ptr<kernels::PoolingKernel>> Pooling::CreateWithBlock(
     const kernels::PoolingProblem& problem, int block) {
   if (block != 8 && block != 16) return InvalidArgument("blocks of 8 or 16 channels");
-  return std::unique_ptr<kernels::PoolingKernel>(new BlockedPooling(problem, block));
+  return std::unique_ptr<kernels::PoolingKernel>(new Pooling(problem, block));
 }
 
-BlockedPooling::BlockedPooling(const kernels::PoolingProblem& problem, int block)
+Pooling::Pooling(const kernels::PoolingProblem& problem, int block)
     : problem_(problem), block_(block), blocks_((problem.shape.channels + block - 1) / block) {
   const kernels::PoolingShape& s = problem.shape;
   const kernels::Window2d& w = s.window;
-  const CpuContext context;
-  const auto tag =
-      block == 16 ? dnnl::memory::format_tag::nChw16c : dnnl::memory::format_tag::nChw8c;
-  auto blocked = [&](const Dims& dims) {
-    return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, tag);
-  };
-  layouts_.src = LayoutFor(context, blocked({s.batch, s.channels, s.in_h, s.in_w}));
-  layouts_.dst = LayoutFor(context, blocked({s.batch, s.channels, s.out_h, s.out_w}));
+  layouts_.src = onednn::ChannelBlockedLayout(s.batch, s.channels, s.in_h, s.in_w, block);
+  layouts_.dst = onednn::ChannelBlockedLayout(s.batch, s.channels, s.out_h, s.out_w, block);
   for (int oh = 0; oh < s.out_h; ++oh) {
     rows_.push_back(kernels::PoolingWindow(oh, s.in_h, w.kernel_h, w.pad_h, w.stride_h));
   }
@@ -102,18 +95,16 @@ BlockedPooling::BlockedPooling(const kernels::PoolingProblem& problem, int block
 }
 
 template <int B>
-inline void BlockedPooling::Accumulate(float* to, Vec<B> add) const {
+inline void Pooling::Accumulate(float* to, Vec<B> add) const {
   // Tiled, `to` is written once and has not been zeroed: 0 + add, as the reference adds (so that
   // a -0 gradient arrives as +0).
   StoreTo<B>(to, (tiled_ ? Vec<B>{} : Load<B>(to)) + add);
 }
 
-std::string BlockedPooling::implementation() const {
-  return block_ == 16 ? "dtrain-loops:nChw16c" : "dtrain-loops:nChw8c";
-}
+std::string Pooling::implementation() const { return block_ == 16 ? "nChw16c" : "nChw8c"; }
 
 template <int B>
-void BlockedPooling::MaxForward(const float* src, float* dst) {
+void Pooling::MaxForward(const float* src, float* dst) {
   const kernels::PoolingShape& s = problem_.shape;
   const int64_t in_plane = int64_t{s.in_h} * s.in_w * B;
   const int64_t out_plane = int64_t{s.out_h} * s.out_w * B;
@@ -147,7 +138,7 @@ void BlockedPooling::MaxForward(const float* src, float* dst) {
 }
 
 template <int B>
-void BlockedPooling::MaxBackward(const float* diff_dst, float* diff_src) {
+void Pooling::MaxBackward(const float* diff_dst, float* diff_src) {
   const kernels::PoolingShape& s = problem_.shape;
   const int64_t in_plane = int64_t{s.in_h} * s.in_w * B;
   const int64_t out_plane = int64_t{s.out_h} * s.out_w * B;
@@ -179,7 +170,7 @@ void BlockedPooling::MaxBackward(const float* diff_dst, float* diff_src) {
 }
 
 template <int B>
-void BlockedPooling::AveForward(const float* src, float* dst) {
+void Pooling::AveForward(const float* src, float* dst) {
   const kernels::PoolingShape& s = problem_.shape;
   const int64_t in_plane = int64_t{s.in_h} * s.in_w * B;
   const int64_t out_plane = int64_t{s.out_h} * s.out_w * B;
@@ -204,7 +195,7 @@ void BlockedPooling::AveForward(const float* src, float* dst) {
 }
 
 template <int B>
-void BlockedPooling::AveBackward(const float* diff_dst, float* diff_src) {
+void Pooling::AveBackward(const float* diff_dst, float* diff_src) {
   const kernels::PoolingShape& s = problem_.shape;
   const int64_t in_plane = int64_t{s.in_h} * s.in_w * B;
   const int64_t out_plane = int64_t{s.out_h} * s.out_w * B;
@@ -229,7 +220,7 @@ void BlockedPooling::AveBackward(const float* diff_dst, float* diff_src) {
 }
 
 template <int B>
-void BlockedPooling::ZeroPaddingChannels(int64_t plane, float* data, int64_t pixels) const {
+void Pooling::ZeroPaddingChannels(int64_t plane, float* data, int64_t pixels) const {
   const int used = problem_.shape.channels - static_cast<int>((blocks_ - 1) * B);
   if (used == B || plane % blocks_ != blocks_ - 1) return;
   Taps<B> lane;
@@ -240,7 +231,7 @@ void BlockedPooling::ZeroPaddingChannels(int64_t plane, float* data, int64_t pix
   }
 }
 
-void BlockedPooling::Forward(const float* src, const float*, float* dst, float*) {
+void Pooling::Forward(const float* src, const float*, float* dst, float*) {
   const bool max = problem_.method == kernels::PoolMethod::kMax;
   if (block_ == 16) {
     max ? MaxForward<16>(src, dst) : AveForward<16>(src, dst);
@@ -249,7 +240,7 @@ void BlockedPooling::Forward(const float* src, const float*, float* dst, float*)
   }
 }
 
-void BlockedPooling::Backward(const float*, const float* diff_dst, float* diff_src) {
+void Pooling::Backward(const float*, const float* diff_dst, float* diff_src) {
   const bool max = problem_.method == kernels::PoolMethod::kMax;
   if (block_ == 16) {
     max ? MaxBackward<16>(diff_dst, diff_src) : AveBackward<16>(diff_dst, diff_src);
@@ -258,4 +249,4 @@ void BlockedPooling::Backward(const float*, const float* diff_dst, float* diff_s
   }
 }
 
-}  // namespace dtrain::onednn
+}  // namespace dtrain::blocked

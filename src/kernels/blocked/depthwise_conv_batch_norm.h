@@ -36,7 +36,7 @@
 
 #include "kernels/conv_batch_norm.h"
 
-namespace dtrain::onednn {
+namespace dtrain::blocked {
 
 struct PaddedPlanes;
 
@@ -102,4 +102,4 @@ class DepthwiseConvBatchNorm : public kernels::ConvBatchNormKernel {
   int64_t padded_x_w_ = 0, padded_dy_w_ = 0, padded_floats_ = 0;
 };
 
-}  // namespace dtrain::onednn
+}  // namespace dtrain::blocked

@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #endif
 
-namespace dtrain::onednn {
+namespace dtrain::blocked {
 
 template <int B>
 struct Lanes;
@@ -74,4 +74,4 @@ inline void FenceStreamingStores() {
 #endif
 }
 
-}  // namespace dtrain::onednn
+}  // namespace dtrain::blocked

@@ -4,9 +4,9 @@
 
 #include <cstddef>
 
-#include "kernels/onednn/channel_lanes.h"
+#include "kernels/blocked/channel_lanes.h"
 
-namespace dtrain::onednn {
+namespace dtrain::blocked {
 
 // The forward's output, and what backward recomputes for the ReLU's mask: one expression, so
 // that both passes round alike.
@@ -24,4 +24,4 @@ inline Vec<B> Normalized(Vec<B> x, const Coefficients<B>& k) {
 // A tensor at least this large is written with streaming stores: past both cores' L2.
 constexpr size_t kStreamBytes = size_t{4} << 20;
 
-}  // namespace dtrain::onednn
+}  // namespace dtrain::blocked

@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "kernels/onednn/channel_lanes.h"
+#include "kernels/blocked/channel_lanes.h"
 #include "kernels/pooling.h"
 
-namespace dtrain::onednn {
+namespace dtrain::blocked {
 
-class BlockedPooling : public kernels::PoolingKernel {
+class Pooling : public kernels::PoolingKernel {
  public:
   static StatusOr<std::unique_ptr<kernels::PoolingKernel>> Create(
       const kernels::PoolingProblem& problem, const kernels::KernelRequest& request);
@@ -42,7 +42,7 @@ class BlockedPooling : public kernels::PoolingKernel {
   void Backward(const float* src, const float* diff_dst, float* diff_src) override;
 
  private:
-  BlockedPooling(const kernels::PoolingProblem& problem, int block);
+  Pooling(const kernels::PoolingProblem& problem, int block);
 
   template <int B>
   void MaxForward(const float* src, float* dst);
@@ -70,4 +70,4 @@ class BlockedPooling : public kernels::PoolingKernel {
   bool tiled_ = false;  // the windows are disjoint and cover the image (LeNet's 2x2, stride 2)
 };
 
-}  // namespace dtrain::onednn
+}  // namespace dtrain::blocked

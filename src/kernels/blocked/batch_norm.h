@@ -26,9 +26,9 @@
 
 #include "kernels/batch_norm.h"
 
-namespace dtrain::onednn {
+namespace dtrain::blocked {
 
-class BlockedBatchNorm : public kernels::BatchNormKernel {
+class BatchNorm : public kernels::BatchNormKernel {
  public:
   static StatusOr<std::unique_ptr<kernels::BatchNormKernel>> Create(
       const kernels::BatchNormProblem& problem, const kernels::KernelRequest& request);
@@ -42,7 +42,7 @@ class BlockedBatchNorm : public kernels::BatchNormKernel {
                 float* diff_shift) override;
 
  private:
-  BlockedBatchNorm(const kernels::BatchNormProblem& problem, int block);
+  BatchNorm(const kernels::BatchNormProblem& problem, int block);
 
   // The two passes of either direction, over chunks of channel blocks that fit the cache:
   // reduce_row(row, block, sums) adds a row's two sums per channel (row: an image's block),
@@ -74,4 +74,4 @@ class BlockedBatchNorm : public kernels::BatchNormKernel {
   std::vector<double> sums_;     // their total
 };
 
-}  // namespace dtrain::onednn
+}  // namespace dtrain::blocked

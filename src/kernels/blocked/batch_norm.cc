@@ -1,4 +1,4 @@
-#include "kernels/onednn/blocked_batch_norm.h"
+#include "kernels/blocked/batch_norm.h"
 
 #include <omp.h>
 
@@ -6,11 +6,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/onednn/batch_norm_lanes.h"
-#include "kernels/onednn/common.h"
-#include "kernels/onednn/memory_layout.h"
+#include "kernels/blocked/batch_norm_lanes.h"
+#include "kernels/onednn/blocked_layout.h"
 
-namespace dtrain::onednn {
+namespace dtrain::blocked {
 namespace {
 
 // The bytes of channel blocks a two-pass round works on, so that the second pass finds them in
@@ -19,21 +18,21 @@ constexpr int64_t kChunkBytes = int64_t{8} << 20;
 
 }  // namespace
 
-StatusOr<std::unique_ptr<kernels::BatchNormKernel>> BlockedBatchNorm::Create(
+StatusOr<std::unique_ptr<kernels::BatchNormKernel>> BatchNorm::Create(
     const kernels::BatchNormProblem& problem, const kernels::KernelRequest&) {
   if (problem.global_stats) return Unsupported("global statistics (oneDNN's kernel takes them)");
   if (problem.groups > 1) return Unsupported("statistics over sub-batches (stats_batch_size)");
   if (problem.channels < 8) return Unsupported("fewer than 8 channels");
   if (problem.num * problem.spatial == 0) return Unsupported("an empty batch");
-  const int block = BlocksOf16Channels() ? 16 : 8;
-  return std::unique_ptr<kernels::BatchNormKernel>(new BlockedBatchNorm(problem, block));
+  const int block = onednn::ChannelBlock();
+  return std::unique_ptr<kernels::BatchNormKernel>(new BatchNorm(problem, block));
 }
 
-BlockedBatchNorm::BlockedBatchNorm(const kernels::BatchNormProblem& problem, int block)
+BatchNorm::BatchNorm(const kernels::BatchNormProblem& problem, int block)
     : problem_(problem), block_(block), blocks_((problem.channels + block - 1) / block) {
   const kernels::BatchNormProblem& p = problem;
-  const Dims dims = {p.num, p.channels, p.height, p.height == 0 ? 0 : p.spatial / p.height};
-  layouts_.src = layouts_.dst = LayoutFor(CpuContext{}, BlockedDesc4d(dims));
+  layouts_.src = layouts_.dst = onednn::ChannelBlockedLayout(
+      p.num, p.channels, p.height, p.height == 0 ? 0 : p.spatial / p.height, block);
   const size_t padded = static_cast<size_t>(blocks_ * block_);
   gain_.assign(padded, 0.f);
   center_.assign(padded, 0.f);
@@ -43,9 +42,7 @@ BlockedBatchNorm::BlockedBatchNorm(const kernels::BatchNormProblem& problem, int
   offset_.assign(padded, 0.f);
 }
 
-std::string BlockedBatchNorm::implementation() const {
-  return block_ == 16 ? "dtrain-loops:nChw16c" : "dtrain-loops:nChw8c";
-}
+std::string BatchNorm::implementation() const { return block_ == 16 ? "nChw16c" : "nChw8c"; }
 
 // Adds a row's two float sums, lane by lane, to its channels' double ones.
 template <int B>
@@ -57,8 +54,8 @@ static void AddLanes(Vec<B> first, Vec<B> second, double* out) {
 }
 
 template <typename ReduceRow, typename MakeCoefficients, typename ApplyRow>
-void BlockedBatchNorm::TwoPasses(int tensors, ReduceRow reduce_row, MakeCoefficients coefficients,
-                                 ApplyRow apply_row) {
+void BatchNorm::TwoPasses(int tensors, ReduceRow reduce_row, MakeCoefficients coefficients,
+                          ApplyRow apply_row) {
   const int64_t num = problem_.num, block_bytes = num * problem_.spatial * block_ * 4;
   const int64_t chunk = std::clamp<int64_t>(kChunkBytes / (block_bytes * tensors), 1, blocks_);
   const size_t width = static_cast<size_t>(blocks_ * block_ * 2);
@@ -102,8 +99,8 @@ void BlockedBatchNorm::TwoPasses(int tensors, ReduceRow reduce_row, MakeCoeffici
 }
 
 template <int B>
-void BlockedBatchNorm::ForwardBlocks(const float* src, float* dst, float* mean, float* variance,
-                                     const float* scale, const float* shift) {
+void BatchNorm::ForwardBlocks(const float* src, float* dst, float* mean, float* variance,
+                              const float* scale, const float* shift) {
   const kernels::BatchNormProblem& p = problem_;
   const int64_t spatial = p.spatial, row_floats = spatial * B;
   // The pivot: each channel's first value, subtracted before summing squares.
@@ -162,9 +159,9 @@ void BlockedBatchNorm::ForwardBlocks(const float* src, float* dst, float* mean, 
 }
 
 template <int B>
-void BlockedBatchNorm::BackwardBlocks(const float* src, const float* mean, const float* variance,
-                                      const float* scale, const float* diff_dst, float* diff_src,
-                                      float* diff_scale, float* diff_shift) {
+void BatchNorm::BackwardBlocks(const float* src, const float* mean, const float* variance,
+                               const float* scale, const float* diff_dst, float* diff_src,
+                               float* diff_scale, float* diff_shift) {
   const kernels::BatchNormProblem& p = problem_;
   const int64_t spatial = p.spatial, row_floats = spatial * B;
   const bool relu = p.relu;
@@ -232,7 +229,7 @@ void BlockedBatchNorm::BackwardBlocks(const float* src, const float* mean, const
       });
 }
 
-bool BlockedBatchNorm::StreamsTo(const float* out, const float* in) const {
+bool BatchNorm::StreamsTo(const float* out, const float* in) const {
   // In place, the line was just read: a plain store writes it back once, a streaming one would
   // evict it first.
   const int64_t bytes = problem_.num * blocks_ * problem_.spatial * block_ * 4;
@@ -240,8 +237,8 @@ bool BlockedBatchNorm::StreamsTo(const float* out, const float* in) const {
          reinterpret_cast<uintptr_t>(out) % 16 == 0;
 }
 
-void BlockedBatchNorm::Forward(const float* src, float* dst, float* mean, float* variance,
-                               const float* scale, const float* shift) {
+void BatchNorm::Forward(const float* src, float* dst, float* mean, float* variance,
+                        const float* scale, const float* shift) {
   if (block_ == 16) {
     ForwardBlocks<16>(src, dst, mean, variance, scale, shift);
   } else {
@@ -249,9 +246,9 @@ void BlockedBatchNorm::Forward(const float* src, float* dst, float* mean, float*
   }
 }
 
-void BlockedBatchNorm::Backward(const float* src, const float*, const float* mean,
-                                const float* variance, const float* scale, const float* diff_dst,
-                                float* diff_src, float* diff_scale, float* diff_shift) {
+void BatchNorm::Backward(const float* src, const float*, const float* mean, const float* variance,
+                         const float* scale, const float* diff_dst, float* diff_src,
+                         float* diff_scale, float* diff_shift) {
   if (block_ == 16) {
     BackwardBlocks<16>(src, mean, variance, scale, diff_dst, diff_src, diff_scale, diff_shift);
   } else {
@@ -259,4 +256,4 @@ void BlockedBatchNorm::Backward(const float* src, const float*, const float* mea
   }
 }
 
-}  // namespace dtrain::onednn
+}  // namespace dtrain::blocked

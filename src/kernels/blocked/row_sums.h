@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace dtrain::onednn {
+namespace dtrain::blocked {
 
 // body(row) for every row, each thread's part a contiguous range in a static order.
 template <typename Body>
@@ -41,4 +41,4 @@ void SumOverRows(int64_t rows, int64_t blocks, int64_t per_block, int64_t count,
   }
 }
 
-}  // namespace dtrain::onednn
+}  // namespace dtrain::blocked

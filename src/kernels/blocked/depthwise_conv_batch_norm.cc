@@ -1,4 +1,4 @@
-#include "kernels/onednn/depthwise_conv_batch_norm.h"
+#include "kernels/blocked/depthwise_conv_batch_norm.h"
 
 #include <omp.h>
 
@@ -8,12 +8,11 @@
 #include <type_traits>
 #include <utility>
 
-#include "kernels/onednn/batch_norm_lanes.h"
-#include "kernels/onednn/common.h"
-#include "kernels/onednn/memory_layout.h"
-#include "kernels/onednn/row_sums.h"
+#include "kernels/blocked/batch_norm_lanes.h"
+#include "kernels/blocked/row_sums.h"
+#include "kernels/onednn/blocked_layout.h"
 
-namespace dtrain::onednn {
+namespace dtrain::blocked {
 
 // A plane in the thread's buffers with zero margins: `x` the input with its padding ((h + 2 pad_h)
 // x (w + 2 pad_w) pixels, x_w a row), `dy` diff_y with K - 1 rows and columns of zeros on each
@@ -380,13 +379,12 @@ StatusOr<std::unique_ptr<kernels::ConvBatchNormKernel>> DepthwiseConvBatchNorm::
 
 DepthwiseConvBatchNorm::DepthwiseConvBatchNorm(const kernels::ConvBatchNormProblem& problem)
     : problem_(problem),
-      block_(BlocksOf16Channels() ? 16 : 8),
+      block_(onednn::ChannelBlock()),
       kernel_(problem.shape.window.kernel_h),
       blocks_((problem.shape.in_channels + block_ - 1) / block_) {
   const kernels::ConvolutionShape& s = problem.shape;
-  const CpuContext context;
-  layouts_.src = LayoutFor(context, BlockedDesc4d({s.batch, s.in_channels, s.in_h, s.in_w}));
-  layouts_.dst = LayoutFor(context, BlockedDesc4d({s.batch, s.out_channels, s.out_h, s.out_w}));
+  layouts_.src = onednn::ChannelBlockedLayout(s.batch, s.in_channels, s.in_h, s.in_w, block_);
+  layouts_.dst = onednn::ChannelBlockedLayout(s.batch, s.out_channels, s.out_h, s.out_w, block_);
   const size_t padded = static_cast<size_t>(blocks_ * block_);
   weights_.assign(padded * kernel_ * kernel_, 0.f);
   for (std::vector<float>* v : {&gain_, &center_, &shift_, &dy_gain_, &x_gain_, &offset_})
@@ -405,8 +403,8 @@ DepthwiseConvBatchNorm::DepthwiseConvBatchNorm(const kernels::ConvBatchNormProbl
 }
 
 std::string DepthwiseConvBatchNorm::implementation() const {
-  return std::string("dtrain-loops depthwise ") + std::to_string(kernel_) + "x" +
-         std::to_string(kernel_) + (block_ == 16 ? ":nChw16c" : ":nChw8c");
+  return std::string("depthwise ") + std::to_string(kernel_) + "x" + std::to_string(kernel_) +
+         (block_ == 16 ? ":nChw16c" : ":nChw8c");
 }
 
 template <typename F>
@@ -690,4 +688,4 @@ void DepthwiseConvBatchNorm::BackwardBlocks(const float* src, const float* diff_
   }
 }
 
-}  // namespace dtrain::onednn
+}  // namespace dtrain::blocked
