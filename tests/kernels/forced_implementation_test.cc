@@ -8,6 +8,7 @@
 
 #include "kernels/listed_implementations.h"
 #include "layers/registry.h"
+#include "proto/net.pb.h"
 #include "testing/layer_test_util.h"
 
 namespace dtrain {

@@ -80,6 +80,13 @@ class SolverFromPython(PatchNetCase):
         self.assertNotEqual(read_bytes(self.path("plain_iter_10.caffemodel")),
                             read_bytes(self.path("cli_iter_10.caffemodel")))
 
+    def test_a_missing_weights_file_of_the_solver_is_an_error_naming_it(self):
+        path = self.solver("missing.prototxt", "missing", max_iter=10)
+        with open(path, "a") as f:
+            f.write('weights: "%s"\n' % self.path("no_such.caffemodel"))
+        with self.assertRaisesRegex(dtrain.Error, "no_such.caffemodel"):
+            dtrain.SGDSolver(path)
+
     def test_resume_from_a_snapshot(self):
         run_dtrain("train", "--solver=" + self.solver("cli.prototxt", "cli"))
         solver = dtrain.SGDSolver(self.solver("py.prototxt", "py", max_iter=40))
