@@ -252,26 +252,7 @@ TEST(DataParallel, BatchNormStatisticsAreAveragedOverRanks) {
   Train(dir, "zero", 1);
   Train(dir, "one", 1);
   Train(dir, "both", 2);
-  auto bn_blobs = [&](const std::string& name) {
-    NetParameter p;
-    EXPECT_TRUE(ReadBinaryProto(dir.Path(name + "_iter_6.caffemodel"), &p).ok());
-    for (const LayerParameter& l : p.layer()) {
-      if (l.name() == "bn") return std::vector<BlobProto>(l.blobs().begin(), l.blobs().end());
-    }
-    return std::vector<BlobProto>();
-  };
-  const auto zero = bn_blobs("zero"), one = bn_blobs("one"), both = bn_blobs("both");
-  ASSERT_EQ(both.size(), 3u);
-  ASSERT_EQ(zero.size(), 3u);
-  ASSERT_EQ(one.size(), 3u);
-  for (int k = 0; k < 2; ++k) {  // mean, variance
-    ASSERT_EQ(both[k].data_size(), zero[k].data_size());
-    for (int i = 0; i < both[k].data_size(); ++i) {
-      const double expected = (zero[k].data(i) + one[k].data(i)) / 2;
-      EXPECT_NEAR(both[k].data(i), expected, 1e-5 * std::abs(expected) + 1e-7) << "blob " << k;
-    }
-    EXPECT_NE(zero[k].data(0), one[k].data(0));  // the two files do differ
-  }
+  testing::ExpectBatchNormStatisticsAveraged(dir, 6, "zero", "one", "both");
 }
 
 // A rank that fails alone (here: its per-rank LMDB is missing) ends the whole job at once,

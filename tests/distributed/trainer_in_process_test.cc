@@ -139,26 +139,7 @@ TEST(TrainerInProcess, BatchNormStatisticsAreAveragedOverRanks) {
   ExpectAllOk(RunOnLoopback(zero, Job(dir, "zero")));
   ExpectAllOk(RunOnLoopback(one, Job(dir, "one")));
   ExpectAllOk(RunOnLoopback(both, Job(dir, "both")));
-  auto statistics = [&](const std::string& name) {
-    NetParameter p;
-    EXPECT_TRUE(ReadBinaryProto(dir.Path(name + "_iter_6.caffemodel"), &p).ok());
-    for (const LayerParameter& l : p.layer()) {
-      if (l.name() == "bn") return std::vector<BlobProto>(l.blobs().begin(), l.blobs().end());
-    }
-    return std::vector<BlobProto>();
-  };
-  const auto a = statistics("zero"), b = statistics("one"), averaged = statistics("both");
-  ASSERT_EQ(averaged.size(), 3u);
-  ASSERT_EQ(a.size(), 3u);
-  ASSERT_EQ(b.size(), 3u);
-  for (int k = 0; k < 2; ++k) {  // mean, variance
-    ASSERT_EQ(averaged[k].data_size(), a[k].data_size());
-    for (int i = 0; i < averaged[k].data_size(); ++i) {
-      const double expected = (a[k].data(i) + b[k].data(i)) / 2;
-      EXPECT_NEAR(averaged[k].data(i), expected, 1e-5 * std::abs(expected) + 1e-7) << "blob " << k;
-    }
-    EXPECT_NE(a[k].data(0), b[k].data(0));  // the two files do differ
-  }
+  testing::ExpectBatchNormStatisticsAveraged(dir, 6, "zero", "one", "both");
 }
 
 // Rank 0 reads the snapshot and sends weights, update history and data position to every rank:

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 
+#include "core/proto_io.h"
+#include "proto/net.pb.h"
 #include "testing/run_command.h"
 
 namespace dtrain::testing {
@@ -56,6 +59,38 @@ void EditSolver(const TempDir& dir, const std::string& name, const std::string& 
   ASSERT_NE(text.find(from), std::string::npos) << from;
   text.replace(text.find(from), from.size(), to);
   WriteTextFile(path, text);
+}
+
+namespace {
+
+std::vector<BlobProto> BatchNormBlobs(const std::string& caffemodel) {
+  NetParameter p;
+  EXPECT_TRUE(ReadBinaryProto(caffemodel, &p).ok()) << caffemodel;
+  for (const LayerParameter& l : p.layer()) {
+    if (l.name() == "bn") return std::vector<BlobProto>(l.blobs().begin(), l.blobs().end());
+  }
+  return {};
+}
+
+}  // namespace
+
+void ExpectBatchNormStatisticsAveraged(const TempDir& dir, int iteration, const std::string& a,
+                                       const std::string& b, const std::string& averaged) {
+  const std::string suffix = "_iter_" + std::to_string(iteration) + ".caffemodel";
+  const auto first = BatchNormBlobs(dir.Path(a + suffix));
+  const auto second = BatchNormBlobs(dir.Path(b + suffix));
+  const auto both = BatchNormBlobs(dir.Path(averaged + suffix));
+  ASSERT_EQ(both.size(), 3u);
+  ASSERT_EQ(first.size(), 3u);
+  ASSERT_EQ(second.size(), 3u);
+  for (int k = 0; k < 2; ++k) {  // mean, variance
+    ASSERT_EQ(both[k].data_size(), first[k].data_size());
+    for (int i = 0; i < both[k].data_size(); ++i) {
+      const double expected = (first[k].data(i) + second[k].data(i)) / 2;
+      EXPECT_NEAR(both[k].data(i), expected, 1e-5 * std::abs(expected) + 1e-7) << "blob " << k;
+    }
+    EXPECT_NE(first[k].data(0), second[k].data(0));  // the two files do differ
+  }
 }
 
 }  // namespace dtrain::testing

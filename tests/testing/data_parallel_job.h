@@ -20,4 +20,9 @@ void WriteJob(const TempDir& dir, const std::string& name, int batch, int iterat
 void EditSolver(const TempDir& dir, const std::string& name, const std::string& from,
                 const std::string& to);
 
+// Expects the BatchNorm layer "bn" of the jobs' snapshots at `iteration` to hold, in job
+// `averaged`, the mean of the statistics (mean, variance) of jobs `a` and `b`, which differ.
+void ExpectBatchNormStatisticsAveraged(const TempDir& dir, int iteration, const std::string& a,
+                                       const std::string& b, const std::string& averaged);
+
 }  // namespace dtrain::testing
