@@ -92,22 +92,13 @@ StatusOr<SolverParameter> ReadSolverNamingAll(const std::string& path) {
   return InvalidArgument(message);
 }
 
-// Multiply-adds count twice; element-wise layers count one operation per output value.
+// Multiply-adds count twice (the layers that count them: layer.h ForwardMacs); other layers
+// count one operation per output value.
 double ForwardFlops(const Net& net, int i) {
   const Layer& layer = *net.layers()[i];
-  const std::string type = layer.type();
-  const Tensor* top = net.top_vecs()[i].empty() ? nullptr : net.top_vecs()[i][0];
-  if (!top) return 0;
-  if ((type == "Convolution" || type == "InnerProduct") && !layer.blobs().empty()) {
-    const Tensor& w = *layer.blobs()[0];
-    return 2.0 * static_cast<double>(w.count() / w.shape(0)) * static_cast<double>(top->count());
-  }
-  if (type == "Deconvolution" && !layer.blobs().empty()) {
-    const Tensor& w = *layer.blobs()[0];
-    const Tensor* bottom = net.bottom_vecs()[i][0];
-    return 2.0 * static_cast<double>(w.count() / w.shape(0)) * static_cast<double>(bottom->count());
-  }
-  return static_cast<double>(top->count());
+  if (net.top_vecs()[i].empty()) return 0;
+  const double macs = layer.ForwardMacs();
+  return macs > 0 ? 2 * macs : static_cast<double>(net.top_vecs()[i][0]->count());
 }
 
 // Learnable parameters and statistics (BatchNorm's) in separate columns, as published parameter

@@ -8,6 +8,7 @@
 #include "data/data_server.h"
 #include "data/data_server_client.h"
 #include "data/shared_secret.h"
+#include "layers/layer_inputs.h"
 #include "net/net_filter.h"
 #include "net/read_net.h"
 #include "proto/solver.pb.h"
@@ -55,7 +56,8 @@ StatusOr<ServedData> ServedDataFromFlags(const Flags& flags) {
     DT_ASSIGN_OR_RETURN(NetParameter net, TrainNetOf(flags.Get("solver")));
     const LayerParameter* data_layer = nullptr;
     for (const LayerParameter& layer : net.layer()) {
-      if (layer.type() != "Data") continue;
+      const RecordsFormat format = InputsOfLayer(layer).format;
+      if (format != RecordsFormat::kLmdb && format != RecordsFormat::kDataServer) continue;
       if (data_layer) {
         return InvalidArgument("the TRAIN net of '" + flags.Get("solver") +
                                "' has more than one Data layer ('" + data_layer->name() + "', '" +

@@ -1,8 +1,10 @@
 // dtrain time: Caffe's `caffe time`: per-layer forward/backward times, throughput, and the
-// GFLOP/s of the layers that count their work (Convolution, Deconvolution, InnerProduct).
+// GFLOP/s of the layers that count their work (layer.h ForwardMacs), per layer type and in all.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "cli/command.h"
@@ -83,9 +85,10 @@ Status RunTime(const Flags& flags) {
   }
   DT_LOG(INFO) << "Average time per layer: ";
   double forward_total = 0, backward_total = 0;
-  // Work of the layers that count it (Convolution, Deconvolution, InnerProduct): forward MACs,
-  // and backward MACs for each gradient computed (weights, and data where a bottom needs it).
-  LayerWork conv, dense;
+  // Work of the layers that count it (Convolution, Deconvolution, InnerProduct, the recurrent
+  // ones): forward MACs, and backward MACs for each gradient computed (weights, and data where a
+  // bottom needs it), per layer type.
+  std::map<std::string, LayerWork> work_by_type;
   for (size_t i = 0; i < n; ++i) {
     const Layer& layer = *layers[i];
     const double forward_flops = 2 * layer.ForwardMacs();
@@ -102,19 +105,22 @@ Status RunTime(const Flags& flags) {
     forward_total += forward_ms[i];
     backward_total += backward_ms[i];
     if (forward_flops > 0) {
-      LayerWork& work = std::string(layer.type()) == "InnerProduct" ? dense : conv;
+      LayerWork& work = work_by_type[layer.type()];
       work.ms += f_ms + b_ms;
       work.flops += forward_flops + backward_flops;
     }
   }
-  if (conv.ms > 0) {
-    DT_LOG(INFO) << "Convolution layers: " << conv.ms << " ms forward+backward, "
-                 << conv.flops / conv.ms / 1e6 << " GFLOP/s";
+  LayerWork all;
+  for (const auto& [type, work] : work_by_type) {
+    if (work.ms <= 0) continue;
+    DT_LOG(INFO) << type << " layers: " << work.ms << " ms forward+backward, "
+                 << work.flops / work.ms / 1e6 << " GFLOP/s";
+    all.ms += work.ms;
+    all.flops += work.flops;
   }
-  const LayerWork both{conv.ms + dense.ms, conv.flops + dense.flops};
-  if (both.ms > 0) {
-    DT_LOG(INFO) << "Convolution and InnerProduct layers: " << both.ms << " ms forward+backward, "
-                 << both.flops / both.ms / 1e6 << " GFLOP/s";
+  if (work_by_type.size() > 1 && all.ms > 0) {
+    DT_LOG(INFO) << "Layers that count their work: " << all.ms << " ms forward+backward, "
+                 << all.flops / all.ms / 1e6 << " GFLOP/s";
   }
   const double per_iter = total_ms / iterations;
   const int batch = net->top_vecs().empty() || net->top_vecs()[0].empty() ||

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "data/data_server_client.h"
 #include "distributed/rank_job.h"
 #include "launch/job_command_line.h"
+#include "layers/layer_inputs.h"
 #include "net/net_filter.h"
 #include "net/read_net.h"
 #include "proto/solver.pb.h"
@@ -26,13 +26,12 @@ void AddNetInputs(const NetParameter& net, int rank, int world, bool with_test,
   for (const LayerParameter& layer : net.layer()) {
     // A layer the TRAIN phase drops is unused by a solver that does not test.
     if (!with_test && !StateKeepsLayer(train, layer)) continue;
-    if (layer.type() == "Data" && !IsDataServerUri(layer.data_param().source())) {
-      Add(paths, ExpandRankPattern(layer.data_param().source(), rank, world));
-    } else if (layer.type() == "ImageData") {
-      Add(paths, ExpandRankPattern(layer.image_data_param().source(), rank, world));
-      Add(paths, layer.image_data_param().root_folder());
+    const LayerInputs in = InputsOfLayer(layer);
+    if (in.format != RecordsFormat::kNone && in.format != RecordsFormat::kDataServer) {
+      Add(paths, ExpandRankPattern(in.records, rank, world));
     }
-    if (layer.transform_param().has_mean_file()) Add(paths, layer.transform_param().mean_file());
+    Add(paths, in.root_folder);
+    for (const std::string& file : in.files) Add(paths, file);
   }
 }
 

@@ -1,7 +1,8 @@
 // The files a dtrain job reads, for `dtrain launch`'s pre-flight: from a job's arguments
 // ("train --solver=S --weights=W ..."), the solver, its nets, --weights/--snapshot/--model, and
-// each data layer's source (an LMDB directory, an ImageData list file and its root_folder;
-// data-server sources are skipped), with `%#`/`%*` expanded for the given ranks. TEST-phase
+// what each data layer names (layers/layer_inputs.h: an LMDB directory, an image list and its
+// root_folder, an HDF5 list, a window file, mean files; data-server sources are skipped), with
+// `%#`/`%*` expanded for the given ranks. TEST-phase
 // layers count only when the solver tests (test_iter). Files that
 // cannot be read here are listed as they are, for the remote check to report.
 #pragma once

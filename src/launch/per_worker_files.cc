@@ -8,6 +8,7 @@
 #include "data/image_list.h"
 #include "distributed/rank_job.h"
 #include "launch/job_command_line.h"
+#include "layers/layer_inputs.h"
 #include "net/read_net.h"
 #include "proto/solver.pb.h"
 #include "solver/upgrade_solver.h"
@@ -51,8 +52,9 @@ StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ra
   }
   std::vector<std::string> split_layers;
   for (const LayerParameter& layer : net.layer()) {
-    if (layer.type() != "ImageData") continue;
-    const std::string& list = layer.image_data_param().source();
+    const LayerInputs in = InputsOfLayer(layer);
+    if (in.format != RecordsFormat::kImageList) continue;
+    const std::string& list = in.records;
     if (list.find("%#") != std::string::npos) continue;
     std::vector<std::string> shards;
     for (int r = 0; r < ranks; ++r)
@@ -69,8 +71,9 @@ StatusOr<std::string> WritePerWorkerFiles(const std::string& solver_path, int ra
     DT_RETURN_IF_ERROR(InlineNetFiles(&mine));  // the rank's net file, when it has not been
     for (LayerParameter& layer : *mine.mutable_net_param()->mutable_layer()) {
       for (const std::string& name : split_layers) {
-        if (layer.name() == name && layer.type() == "ImageData") {
-          layer.mutable_image_data_param()->set_source(RankFile(dir, FileStem(name), rank, ".txt"));
+        if (layer.name() == name && InputsOfLayer(layer).format == RecordsFormat::kImageList) {
+          DT_RETURN_IF_ERROR(
+              SetRecordsOfLayer(&layer, RankFile(dir, FileStem(name), rank, ".txt")));
         }
       }
     }

@@ -83,8 +83,8 @@ Status BatchNormLayer::SetUpWeightBias() {
     const Status valid = ValidateFiller(filler);
     if (!valid.ok()) return Error(valid.message());
     blobs_.push_back(std::make_shared<Tensor>(std::vector<int>{channels_}));
-    Fill(filler, rng_, blobs_.back().get());
-    return Status::Ok();
+    const Status filled = Fill(filler, rng_, blobs_.back().get());
+    return filled.ok() ? Status::Ok() : Error(filled.message());
   };
   if (weight_bias_) DT_RETURN_IF_ERROR(add(p.has_filler(), p.filler(), 1.f));
   if (bias_term_) DT_RETURN_IF_ERROR(add(p.has_bias_filler(), p.bias_filler(), 0.f));

@@ -7,6 +7,7 @@
 
 #include "core/logging.h"
 #include "data/datum.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 
@@ -160,6 +161,19 @@ Status DataLayer::FillItem(int item, int64_t position, Batch* batch) {
   if (!status.ok()) return status.WithContext(lmdb_->where_record());
   batch->label.mutable_data()[item] = static_cast<float>(datum_.label());
   return Status::Ok();
+}
+
+LayerInputs DataLayer::Inputs(const LayerParameter& p) {
+  const DataParameter& data = p.data_param();
+  LayerInputs in;
+  in.format = IsDataServerUri(data.source()) ? RecordsFormat::kDataServer : RecordsFormat::kLmdb;
+  in.records = data.source();
+  if (data.has_mean_file()) in.files.push_back(data.mean_file());
+  return in;
+}
+
+void DataLayer::SetRecords(LayerParameter* p, const std::string& records) {
+  p->mutable_data_param()->set_source(records);
 }
 
 }  // namespace dtrain

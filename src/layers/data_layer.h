@@ -41,12 +41,14 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "data/data_server_client.h"
 #include "data/image_decode.h"
 #include "data/lmdb_record_source.h"
 #include "data/transformer.h"
+#include "layers/layer_inputs.h"
 #include "layers/prefetching_data_layer.h"
 
 namespace dtrain {
@@ -57,6 +59,9 @@ class DataLayer : public PrefetchingDataLayer {
   ~DataLayer() override;
 
   const char* type() const override { return "Data"; }
+  // What the parameters name for it to read, and pointing its records elsewhere (layer_inputs.h).
+  static LayerInputs Inputs(const LayerParameter& p);
+  static void SetRecords(LayerParameter* p, const std::string& records);
   int MinTopBlobs() const override { return 1; }
   int MaxTopBlobs() const override { return 2; }
 

@@ -61,4 +61,15 @@ Status HDF5DataLayer::RestoreLoader(const std::string& state) {
   return WithLayer(rows_->MoveTo(PeekPosition()));
 }
 
+LayerInputs HDF5DataLayer::Inputs(const LayerParameter& p) {
+  LayerInputs in;
+  in.format = RecordsFormat::kHdf5List;
+  in.records = p.hdf5_data_param().source();
+  return in;
+}
+
+void HDF5DataLayer::SetRecords(LayerParameter* p, const std::string& records) {
+  p->mutable_hdf5_data_param()->set_source(records);
+}
+
 }  // namespace dtrain

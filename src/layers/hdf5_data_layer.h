@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "data/hdf5_row_source.h"
+#include "layers/layer_inputs.h"
 #include "layers/prefetching_data_layer.h"
 
 namespace dtrain {
@@ -35,6 +36,9 @@ class HDF5DataLayer : public PrefetchingDataLayer {
   HDF5DataLayer(const LayerParameter& p, const LayerContext& c) : PrefetchingDataLayer(p, c) {}
   ~HDF5DataLayer() override { StopPrefetching(); }
   const char* type() const override { return "HDF5Data"; }
+  // What the parameters name for it to read, and pointing its records elsewhere (layer_inputs.h).
+  static LayerInputs Inputs(const LayerParameter& p);
+  static void SetRecords(LayerParameter* p, const std::string& records);
   int MinTopBlobs() const override { return 1; }
 
  protected:

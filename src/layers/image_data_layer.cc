@@ -6,6 +6,7 @@
 
 #include "core/file_bytes.h"
 #include "core/logging.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 
@@ -252,6 +253,20 @@ Status ImageDataLayer::RestoreLoader(const std::string& state) {
 
 void ImageDataLayer::BatchConsumed(const Batch& batch) {
   consumed_bad_images_ = std::stoll(batch.state.substr(batch.state.find('\n') + 1));
+}
+
+LayerInputs ImageDataLayer::Inputs(const LayerParameter& p) {
+  const ImageDataParameter& image = p.image_data_param();
+  LayerInputs in;
+  in.format = RecordsFormat::kImageList;
+  in.records = image.source();
+  in.root_folder = image.root_folder();
+  if (image.has_mean_file()) in.files.push_back(image.mean_file());
+  return in;
+}
+
+void ImageDataLayer::SetRecords(LayerParameter* p, const std::string& records) {
+  p->mutable_image_data_param()->set_source(records);
 }
 
 }  // namespace dtrain

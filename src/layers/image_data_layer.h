@@ -44,6 +44,7 @@
 #include "data/image_decode.h"
 #include "data/image_list_source.h"
 #include "data/transformer.h"
+#include "layers/layer_inputs.h"
 #include "layers/prefetching_data_layer.h"
 
 namespace dtrain {
@@ -54,6 +55,9 @@ class ImageDataLayer : public PrefetchingDataLayer {
   ~ImageDataLayer() override;
 
   const char* type() const override { return "ImageData"; }
+  // What the parameters name for it to read, and pointing its records elsewhere (layer_inputs.h).
+  static LayerInputs Inputs(const LayerParameter& p);
+  static void SetRecords(LayerParameter* p, const std::string& records);
   int MinTopBlobs() const override { return 1; }
   int MaxTopBlobs() const override { return 2; }
 

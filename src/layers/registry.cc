@@ -36,6 +36,7 @@
 #include "layers/infogain_loss_layer.h"
 #include "layers/inner_product_layer.h"
 #include "layers/input_layer.h"
+#include "layers/layer_inputs.h"
 #include "layers/log_layer.h"
 #include "layers/lrn_layer.h"
 #include "layers/lstm_layer.h"
@@ -67,6 +68,7 @@
 #include "layers/tile_layer.h"
 #include "layers/window_data_layer.h"
 // One include per layer file, in the order of the table below.
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {
@@ -161,6 +163,50 @@ StatusOr<std::unique_ptr<Layer>> CreateLayer(const LayerParameter& param,
                        "\"; supported types: " + list);
   }
   return it->second(param, context);
+}
+
+namespace {
+
+struct InputsOfType {
+  LayerInputs (*inputs)(const LayerParameter&);
+  void (*set_records)(LayerParameter*, const std::string&);
+};
+
+template <typename T>
+InputsOfType InputsOf() {
+  return {&T::Inputs, &T::SetRecords};
+}
+
+// The layer types that read records from files (layer_inputs.h); every other type reads none.
+const std::map<std::string, InputsOfType>& InputsTable() {
+  static const std::map<std::string, InputsOfType> table = {
+      {"Data", InputsOf<DataLayer>()},
+      {"HDF5Data", InputsOf<HDF5DataLayer>()},
+      {"ImageData", InputsOf<ImageDataLayer>()},
+      {"WindowData", InputsOf<WindowDataLayer>()},
+  };
+  return table;
+}
+
+}  // namespace
+
+LayerInputs InputsOfLayer(const LayerParameter& param) {
+  auto it = InputsTable().find(param.type());
+  LayerInputs in = it == InputsTable().end() ? LayerInputs{} : it->second.inputs(param);
+  if (param.has_transform_param() && param.transform_param().has_mean_file()) {
+    in.files.push_back(param.transform_param().mean_file());
+  }
+  return in;
+}
+
+Status SetRecordsOfLayer(LayerParameter* param, const std::string& records) {
+  auto it = InputsTable().find(param->type());
+  if (it == InputsTable().end()) {
+    return InvalidArgument("layer '" + param->name() + "' (" + param->type() +
+                           ") reads no records to point at '" + records + "'");
+  }
+  it->second.set_records(param, records);
+  return Status::Ok();
 }
 
 bool IsSupportedLayerType(const std::string& type) { return Table().count(type) > 0; }

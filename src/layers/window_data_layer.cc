@@ -6,6 +6,7 @@
 
 #include "core/file_bytes.h"
 #include "core/logging.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 namespace {
@@ -278,6 +279,20 @@ Status WindowDataLayer::LoadBatch(Batch* batch) {
   ++next_batch_;
   batch->state = std::to_string(next_batch_);
   return Status::Ok();
+}
+
+LayerInputs WindowDataLayer::Inputs(const LayerParameter& p) {
+  const WindowDataParameter& window = p.window_data_param();
+  LayerInputs in;
+  in.format = RecordsFormat::kWindowFile;
+  in.records = window.source();
+  in.root_folder = window.root_folder();
+  if (window.has_mean_file()) in.files.push_back(window.mean_file());
+  return in;
+}
+
+void WindowDataLayer::SetRecords(LayerParameter* p, const std::string& records) {
+  p->mutable_window_data_param()->set_source(records);
 }
 
 }  // namespace dtrain

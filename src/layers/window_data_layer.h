@@ -41,6 +41,7 @@
 #include "data/image_decode.h"
 #include "data/transformer.h"
 #include "data/window_file.h"
+#include "layers/layer_inputs.h"
 #include "layers/prefetching_data_layer.h"
 
 namespace dtrain {
@@ -51,6 +52,9 @@ class WindowDataLayer : public PrefetchingDataLayer {
   ~WindowDataLayer() override;
 
   const char* type() const override { return "WindowData"; }
+  // What the parameters name for it to read, and pointing its records elsewhere (layer_inputs.h).
+  static LayerInputs Inputs(const LayerParameter& p);
+  static void SetRecords(LayerParameter* p, const std::string& records);
   int ExactNumTopBlobs() const override { return 2; }
 
  protected:

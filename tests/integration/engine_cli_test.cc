@@ -34,7 +34,11 @@ TEST(EngineCli, VerboseTimeListsEveryChoiceAndGflops) {
   EXPECT_TRUE(
       std::regex_search(r.output, std::regex(R"(conv2\s+forward: +[0-9.]+ ms, +[0-9.]+ GFLOP/s)")))
       << r.output;
-  EXPECT_NE(r.output.find("Convolution and InnerProduct layers: "), std::string::npos);
+  EXPECT_TRUE(std::regex_search(
+      r.output, std::regex(R"(Convolution layers: [0-9.]+ ms forward\+backward, [0-9.]+ GFLOP/s)")))
+      << r.output;
+  EXPECT_NE(r.output.find("InnerProduct layers: "), std::string::npos);
+  EXPECT_NE(r.output.find("Layers that count their work: "), std::string::npos);
 }
 
 TEST(EngineCli, EngineFlagForcesReference) {

@@ -34,5 +34,20 @@ TEST(JobInputsTest, SolverNetsAndDataPerRankWithTestInputsOnlyWhenTesting) {
             (std::vector<std::string>{"/lmdb", "s"}));
 }
 
+TEST(JobInputsTest, EveryDataLayerThatReadsFilesNamesThem) {
+  testing::TempDir dir;
+  testing::WriteTextFile(dir.Path("net.prototxt"), R"(
+    layer { name: "rows" type: "HDF5Data" top: "data" hdf5_data_param { source: "h5_%#.txt" } }
+    layer { name: "windows" type: "WindowData" top: "w" top: "l"
+            window_data_param { source: "windows.txt" root_folder: "/voc/" mean_file: "m1" } }
+    layer { name: "legacy" type: "Data" top: "d" data_param { source: "lmdb" mean_file: "m2" } }
+    layer { name: "fed" type: "Input" top: "i" input_param { shape { dim: 1 } } })");
+  const std::string net = dir.Path("net.prototxt");
+  testing::WriteTextFile(dir.Path("solver.prototxt"), "net: '" + net + "'\n");
+  EXPECT_EQ(JobInputPaths({"train", "--solver=" + dir.Path("solver.prototxt")}, {1}, 2),
+            (std::vector<std::string>{dir.Path("solver.prototxt"), net, "h5_1.txt", "windows.txt",
+                                      "/voc/", "m1", "lmdb", "m2"}));
+}
+
 }  // namespace
 }  // namespace dtrain
