@@ -20,6 +20,7 @@ packages=(
   slurm-wlm munge libpmix-dev
   zlib1g-dev nlohmann-json3-dev
   libturbojpeg0-dev libpng-dev   # ImageData layer, convert imageset, encoded Datums
+  libxml2-dev                    # convert annoset: PASCAL VOC XML annotations
   libhdf5-dev                    # HDF5Data and HDF5Output layers
   libasio-dev libssl-dev         # data server: TCP transport (standalone Asio), HMAC (OpenSSL)
   libcairo2-dev                  # dtrain plot: training curves as PNG or SVG

@@ -7,44 +7,14 @@
 #include "core/logging.h"
 #include "data/convert.h"
 #include "data/datum.h"
+#include "data/image_datum.h"
 #include "data/image_decode.h"
-#include "data/image_encode.h"
 #include "data/image_list.h"
 #include "data/lmdb_db.h"
 #include "data/partial_output.h"
 
 namespace dtrain {
 namespace {
-
-// The Datum for one image file's `bytes`.
-StatusOr<Datum> ImageDatum(const std::string& bytes, int label, const ImagesetOptions& options,
-                           ImageDecoder* decoder) {
-  DT_ASSIGN_OR_RETURN(HwcImage image,
-                      decoder->Decode(bytes, options.gray ? ImageColor::kGray : ImageColor::kColor,
-                                      options.resize_height, options.resize_width));
-  Datum datum;
-  datum.set_label(label);
-  if (options.encoded) {
-    datum.set_encoded(true);
-    if (options.resize_height == 0 && !options.gray) {
-      datum.set_data(bytes);  // the file as it is
-    } else if (DetectImageFormat(bytes) == ImageFormat::kJpeg) {
-      DT_ASSIGN_OR_RETURN(std::string jpeg, EncodeJpeg(image));
-      datum.set_data(std::move(jpeg));
-    } else {
-      DT_ASSIGN_OR_RETURN(std::string png, EncodePng(image));
-      datum.set_data(std::move(png));
-    }
-    return datum;
-  }
-  std::string pixels(static_cast<size_t>(image.channels) * image.height * image.width, '\0');
-  HwcToChw(image, reinterpret_cast<uint8_t*>(pixels.data()));
-  datum.set_channels(image.channels);
-  datum.set_height(image.height);
-  datum.set_width(image.width);
-  datum.set_data(std::move(pixels));
-  return datum;
-}
 
 Status WriteImageset(const std::string& root, const std::string& list,
                      const std::vector<ImageListEntry>& entries, const std::string& out,

@@ -240,6 +240,8 @@ StatusOr<HwcImage> ImageDecoder::Decode(std::string_view bytes, ImageColor color
       return DataLoss("not a JPEG or PNG image (starts with bytes " + head + ")");
     }
   }
+  decoded_height_ = image.height;
+  decoded_width_ = image.width;
   if (new_height > 0) {
     resized_.resize(static_cast<size_t>(new_height) * new_width * image.channels);
     ResizeBilinear(image, new_height, new_width, resized_.data(), &resize_scratch_);

@@ -68,6 +68,9 @@ class ImageDecoder {
   // valid until the next call.
   StatusOr<HwcImage> Decode(std::string_view bytes, ImageColor color, int new_height = 0,
                             int new_width = 0);
+  // The size of the last image Decode returned, before it was resized.
+  int decoded_height() const { return decoded_height_; }
+  int decoded_width() const { return decoded_width_; }
 
  private:
   Status DecodeJpeg(std::string_view bytes, ImageColor color, HwcImage* out);
@@ -75,7 +78,9 @@ class ImageDecoder {
                         HwcImage* out);
   Status DecodePng(std::string_view bytes, ImageColor color, HwcImage* out);
 
-  void* jpeg_ = nullptr;          // tjhandle, made on first use
+  void* jpeg_ = nullptr;  // tjhandle, made on first use
+  int decoded_height_ = 0;
+  int decoded_width_ = 0;
   std::vector<uint8_t> decoded_;  // the image as decoded
   std::vector<uint8_t> resized_;  // after resizing
   std::vector<int> resize_scratch_;
