@@ -19,6 +19,8 @@
 #include "layers/crop_layer.h"
 #include "layers/data_layer.h"
 #include "layers/deconvolution_layer.h"
+#include "layers/detection_evaluate_layer.h"
+#include "layers/detection_output_layer.h"
 #include "layers/dropout_layer.h"
 #include "layers/dummy_data_layer.h"
 #include "layers/eltwise_layer.h"
@@ -100,6 +102,8 @@ const std::map<std::string, Factory>& Table() {
       {"Data", Make<DataLayer>()},
       {"Deconvolution", Make<DeconvolutionLayer>()},
       {"DepthwiseConvolution", Make<ConvolutionLayer>()},
+      {"DetectionEvaluate", Make<DetectionEvaluateLayer>()},
+      {"DetectionOutput", Make<DetectionOutputLayer>()},
       {"Dropout", Make<DropoutLayer>()},
       {"DummyData", Make<DummyDataLayer>()},
       {"ELU", Make<ELULayer>()},
