@@ -8,6 +8,7 @@
 #include "layers/absval_layer.h"
 #include "layers/accuracy_layer.h"
 #include "layers/argmax_layer.h"
+#include "layers/axpy_layer.h"
 #include "layers/batch_norm_layer.h"
 #include "layers/batch_reindex_layer.h"
 #include "layers/bias_layer.h"
@@ -50,16 +51,20 @@
 #include "layers/pooling_layer.h"
 #include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
+#include "layers/psroi_pooling_layer.h"
 #include "layers/reduction_layer.h"
 #include "layers/relu_layer.h"
+#include "layers/reorg_layer.h"
 #include "layers/reshape_layer.h"
 #include "layers/rnn_layer.h"
+#include "layers/roi_pooling_layer.h"
 #include "layers/scale_layer.h"
 #include "layers/shuffle_channel_layer.h"
 #include "layers/sigmoid_cross_entropy_loss_layer.h"
 #include "layers/sigmoid_layer.h"
 #include "layers/silence_layer.h"
 #include "layers/slice_layer.h"
+#include "layers/smooth_l1_loss_layer.h"
 #include "layers/softmax_layer.h"
 #include "layers/softmax_with_loss_layer.h"
 #include "layers/split_layer.h"
@@ -88,6 +93,7 @@ const std::map<std::string, Factory>& Table() {
       {"AbsVal", Make<AbsValLayer>()},
       {"Accuracy", Make<AccuracyLayer>()},
       {"ArgMax", Make<ArgMaxLayer>()},
+      {"Axpy", Make<AxpyLayer>()},  // SENet ports
       {"BNLL", Make<BNLLLayer>()},
       {"BatchNorm", Make<BatchNormLayer>()},
       {"BatchReindex", Make<BatchReindexLayer>()},
@@ -129,11 +135,14 @@ const std::map<std::string, Factory>& Table() {
       {"MemoryData", Make<MemoryDataLayer>()},
       {"MultinomialLogisticLoss", Make<MultinomialLogisticLossLayer>()},
       {"PReLU", Make<PReLULayer>()},
+      {"PSROIPooling", Make<PSROIPoolingLayer>()},  // R-FCN
       {"Parameter", Make<ParameterLayer>()},
       {"Pooling", Make<PoolingLayer>()},
       {"Power", Make<PowerLayer>()},
       {"RNN", Make<RNNLayer>()},
+      {"ROIPooling", Make<ROIPoolingLayer>()},  // Fast R-CNN
       {"ReLU", Make<ReLULayer>()},
+      {"Reorg", Make<ReorgLayer>()},  // YOLO v2 ports
       {"Reduction", Make<ReductionLayer>()},
       {"Reshape", Make<ReshapeLayer>()},
       {"Scale", Make<ScaleLayer>()},
@@ -143,6 +152,7 @@ const std::map<std::string, Factory>& Table() {
       {"SigmoidCrossEntropyLoss", Make<SigmoidCrossEntropyLossLayer>()},
       {"Silence", Make<SilenceLayer>()},
       {"Slice", Make<SliceLayer>()},
+      {"SmoothL1Loss", Make<SmoothL1LossLayer>()},  // Fast R-CNN
       {"Softmax", Make<SoftmaxLayer>()},
       {"SoftmaxWithLoss", Make<SoftmaxWithLossLayer>()},
       {"Split", Make<SplitLayer>()},
