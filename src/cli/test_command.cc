@@ -1,9 +1,11 @@
-// dtrain test: Caffe's `caffe test`: score a trained net over N batches.
+// dtrain test: Caffe's `caffe test`: score a trained net over N batches (the mean of each output,
+// the mAP of detection outputs).
 #include <vector>
 
 #include "cli/command.h"
 #include "cli/net_state_flags.h"
 #include "core/logging.h"
+#include "solver/detection_scores.h"
 #include "solver/net_loading.h"
 
 namespace dtrain {
@@ -19,6 +21,12 @@ Status RunTest(const Flags& flags) {
                                       flags.GetBool("weights-strict"), flags.Get("engine")));
   LogEngineChoices(*net, flags.GetBool("verbose"));
   DT_LOG(INFO) << "Running for " << iterations << " iterations.";
+  // DetectionEvaluate outputs are scored by their mAP over all batches (the SSD fork's solver
+  // does the same with eval_type "detection"); every other output by its mean.
+  const std::vector<bool> detections = DetectionEvaluationOutputs(*net);
+  DT_ASSIGN_OR_RETURN(const detection::ApVersion version,
+                      detection::ParseApVersion(flags.Get("ap-version")));
+  DetectionScores scores(static_cast<int>(detections.size()));
   std::vector<double> sums;
   std::vector<std::string> names;
   std::vector<float> weights;
@@ -27,8 +35,13 @@ Status RunTest(const Flags& flags) {
     DT_ASSIGN_OR_RETURN(float l, net->Forward());
     loss += l;
     size_t k = 0;
-    for (int id : net->output_blob_indices()) {
+    for (size_t o = 0; o < detections.size(); ++o) {
+      const int id = net->output_blob_indices()[o];
       const Tensor* blob = net->blob(id);
+      if (detections[o]) {
+        DT_RETURN_IF_ERROR(scores.Add(static_cast<int>(o), *blob, net->blob_names()[id]));
+        continue;
+      }
       for (int64_t j = 0; j < blob->count(); ++j, ++k) {
         if (sums.size() <= k) {
           sums.push_back(0);
@@ -44,6 +57,16 @@ Status RunTest(const Flags& flags) {
   for (size_t k = 0; k < sums.size(); ++k) {
     const float mean = static_cast<float>(sums[k] / iterations);
     DT_LOG(INFO) << names[k] << " = " << mean << LossWeightSuffix(weights[k], mean);
+  }
+  for (size_t o = 0; o < detections.size(); ++o) {
+    if (!detections[o]) continue;
+    DT_ASSIGN_OR_RETURN(DetectionScores::Result result, scores.Score(static_cast<int>(o), version));
+    const std::string& name = net->blob_names()[net->output_blob_indices()[o]];
+    for (const auto& [label, ap] : result.per_class) {
+      DT_LOG(INFO) << name << " class " << label << " AP = " << ap;
+    }
+    DT_LOG(INFO) << name << " = " << result.mean_average_precision << " (mAP, "
+                 << flags.Get("ap-version") << ")";
   }
   return Status::Ok();
 }
@@ -63,6 +86,10 @@ Command TestCommand() {
             "on the other side is an error",
             true},
            {"iterations", "number of batches", false, "50"},
+           {"ap-version",
+            "how the mAP of DetectionEvaluate outputs is computed: 11point, MaxIntegral or "
+            "Integral (the SSD fork's ap_version)",
+            false, "Integral"},
            {"threads",
             "compute threads; 0 = $OMP_NUM_THREADS if set, else the usable cores other processes "
             "leave idle",

@@ -96,7 +96,8 @@ StatusOr<BoxObject> ReadXmlObject(const xmlNode* object, const std::string& path
   const char* corner_names[] = {"xmin", "ymin", "xmax", "ymax"};
   for (int i = 0; i < 4; ++i) {
     const xmlNode* corner = Child(bndbox, corner_names[i]);
-    if (!corner) return InvalidArgument(At(path, bndbox) + ": <bndbox> has no <" + corner_names[i] + ">");
+    if (!corner)
+      return InvalidArgument(At(path, bndbox) + ": <bndbox> has no <" + corner_names[i] + ">");
     DT_ASSIGN_OR_RETURN(*corners[i],
                         ParseNumber(NodeText(corner), corner_names[i], At(path, corner)));
   }
@@ -176,7 +177,8 @@ StatusOr<ImageBoxes> ReadJson(const std::string& path, const std::string& bytes,
     }
     box.label = label->second;
     if (object.contains("iscrowd")) {
-      DT_ASSIGN_OR_RETURN(double crowd, ParseNumber(object["iscrowd"].dump(), "iscrowd", box.where));
+      DT_ASSIGN_OR_RETURN(double crowd,
+                          ParseNumber(object["iscrowd"].dump(), "iscrowd", box.where));
       box.difficult = crowd != 0;
     }
     const nlohmann::json& bbox = object["bbox"];
@@ -247,8 +249,8 @@ StatusOr<ImageBoxes> ReadBoxAnnotations(const std::string& path, const std::stri
   return InvalidArgument("annotation format '" + format + "' is not xml, json or txt");
 }
 
-Status AddBoxes(const ImageBoxes& boxes, int image_height, int image_width,
-                const std::string& path, AnnotatedDatum* datum) {
+Status AddBoxes(const ImageBoxes& boxes, int image_height, int image_width, const std::string& path,
+                AnnotatedDatum* datum) {
   int width = boxes.width > 0 ? boxes.width : image_width;
   int height = boxes.height > 0 ? boxes.height : image_height;
   if ((boxes.width > 0 && boxes.width != image_width) ||

@@ -48,7 +48,7 @@ StatusOr<ImageBoxes> ReadBoxAnnotations(const std::string& path, const std::stri
 
 // Adds `boxes` to `datum` as normalised, grouped annotations, for an image of image_height x
 // image_width pixels (its size before any resize). Sets datum->type() to BBOX.
-Status AddBoxes(const ImageBoxes& boxes, int image_height, int image_width,
-                const std::string& path, AnnotatedDatum* datum);
+Status AddBoxes(const ImageBoxes& boxes, int image_height, int image_width, const std::string& path,
+                AnnotatedDatum* datum);
 
 }  // namespace dtrain

@@ -84,11 +84,12 @@ Status WriteAnnoset(const std::string& root, const std::string& list,
     if (options.anno_type == "detection") {
       const std::string annotation = root + entry.annotation;
       const std::string listed = list + ":" + std::to_string(entry.line);
-      StatusOr<ImageBoxes> found = ReadBoxAnnotations(annotation, options.label_type, name_to_label);
+      StatusOr<ImageBoxes> found =
+          ReadBoxAnnotations(annotation, options.label_type, name_to_label);
       if (!found.ok()) return found.status().WithContext(listed);
-      DT_RETURN_IF_ERROR(AddBoxes(*found, decoder.decoded_height(), decoder.decoded_width(),
-                                  annotation, &record)
-                             .WithContext(listed));
+      DT_RETURN_IF_ERROR(
+          AddBoxes(*found, decoder.decoded_height(), decoder.decoded_width(), annotation, &record)
+              .WithContext(listed));
       boxes += static_cast<int64_t>(found->objects.size());
     }
     if (options.check_size) {
@@ -113,8 +114,8 @@ Status WriteAnnoset(const std::string& root, const std::string& list,
 
 }  // namespace
 
-Status ConvertAnnoset(const std::string& root, const std::string& list,
-                      const std::string& out_lmdb, const AnnosetOptions& options) {
+Status ConvertAnnoset(const std::string& root, const std::string& list, const std::string& out_lmdb,
+                      const AnnosetOptions& options) {
   if (options.anno_type != "detection" && options.anno_type != "classification") {
     return InvalidArgument("--anno_type must be detection or classification, not '" +
                            options.anno_type + "'");

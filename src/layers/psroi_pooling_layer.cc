@@ -128,7 +128,8 @@ Status PSROIPoolingLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& 
 
 void PSROIPoolingLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                      const TensorVec& bottom) {
-  // The rois get no gradient (BottomHasGradient).
+  // The rois' gradient is zero (as in Caffe, whose layers leave it unwritten).
+  if (propagate_down[1]) bottom[1]->SetDiff(0.f);
   if (!propagate_down[0]) return;
   const int64_t channels = bottom[0]->shape(1);
   const int64_t width = bottom[0]->shape(3);

@@ -12,7 +12,9 @@
 // ceil(y1' + (gh + 1) * bin_h)) clipped to [0, H), and likewise along x. Top (r, c, gh, gw) is the
 // mean of that bin over channel (c * group_size + gh) * group_size + gw of the region's image; a
 // bin clipped to nothing is 0. Backward spreads each bin's top diff evenly over its cells
-// (accumulating where bins overlap); the rois get no gradient (BottomHasGradient(1) is false). A
+// (accumulating where bins overlap); the rois get a zero gradient (Caffe leaves
+// theirs unwritten: py-faster-rcnn nets backpropagate through them into Python layers whose
+// backward does nothing). A
 // row whose batch index is outside [0, N), or whose values or scaled corners are not finite, is
 // an error naming it.
 #pragma once
@@ -30,7 +32,6 @@ class PSROIPoolingLayer : public Layer {
   const char* type() const override { return "PSROIPooling"; }
   int ExactNumBottomBlobs() const override { return 2; }
   int ExactNumTopBlobs() const override { return 1; }
-  bool BottomHasGradient(int bottom_index) const override { return bottom_index == 0; }
   bool AllowForceBackward(int bottom_index) const override { return bottom_index == 0; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
 

@@ -13,8 +13,10 @@
 // to [0, H), and likewise along x. A bin holds the maximum of its cells (the first of equal maxima
 // in row-major order); a bin clipped to nothing holds 0 and has no maximum. Backward adds each
 // bin's top diff to the feature cell of its maximum (bins without one pass nothing); the rois
-// get no gradient (BottomHasGradient(1) is false). A row whose batch index is outside [0, N) or
-// whose values are not finite, or whose scaled corner is beyond an int, is an error naming it.
+// get a zero gradient (Caffe leaves theirs unwritten: py-faster-rcnn nets backpropagate
+// through them into Python layers whose backward does nothing). A row whose batch index is outside
+// [0, N) or whose values are not finite, or whose scaled corner is beyond an int, is an error
+// naming it.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +32,6 @@ class ROIPoolingLayer : public Layer {
   const char* type() const override { return "ROIPooling"; }
   int ExactNumBottomBlobs() const override { return 2; }
   int ExactNumTopBlobs() const override { return 1; }
-  bool BottomHasGradient(int bottom_index) const override { return bottom_index == 0; }
   bool AllowForceBackward(int bottom_index) const override { return bottom_index == 0; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
 

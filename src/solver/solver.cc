@@ -9,6 +9,7 @@
 #include "core/proto_checksum.h"
 #include "core/proto_io.h"
 #include "net/read_net.h"
+#include "solver/detection_scores.h"
 #include "solver/divergence.h"
 #include "solver/hdf5_snapshot.h"
 #include "solver/lr_policy.h"
@@ -336,6 +337,7 @@ StatusOr<std::vector<TestReport>> Solver::TestAll() {
 
 StatusOr<TestReport> Solver::Test(int test_net_id) {
   DT_LOG(INFO) << "Iteration " << iter_ << ", Testing net (#" << test_net_id << ")";
+  if (param_.eval_type() == "detection") return TestDetection(test_net_id);
   Net& net = *test_nets_[test_net_id];
   // Sums of the test loss and of every output element. In a data-parallel job, process r runs
   // the iterations r, r + N, ... (its data layers read the matching records) and the sums are
@@ -375,6 +377,48 @@ StatusOr<TestReport> Solver::Test(int test_net_id) {
                    << LossWeightSuffix(w, mean);
       report.scores.push_back({net.blob_names()[id], mean, w});
     }
+  }
+  for (const auto& o : test_observers_) o(report);
+  return report;
+}
+
+StatusOr<TestReport> Solver::TestDetection(int test_net_id) {
+  Net& net = *test_nets_[test_net_id];
+  DT_ASSIGN_OR_RETURN(const detection::ApVersion version,
+                      detection::ParseApVersion(param_.ap_version()));
+  const int outputs = static_cast<int>(net.output_blob_indices().size());
+  DetectionScores scores(outputs);
+  std::vector<double> loss(1, 0.0);
+  const int iterations = param_.test_iter(test_net_id);
+  for (int i = collectives_.share; i < iterations; i += collectives_.shares) {
+    DT_ASSIGN_OR_RETURN(float l, net.Forward());
+    loss[0] += l;
+    for (int j = 0; j < outputs; ++j) {
+      const int id = net.output_blob_indices()[j];
+      DT_RETURN_IF_ERROR(scores.Add(j, *net.blob(id), net.blob_names()[id]));
+    }
+  }
+  if (collectives_.shares > 1) {
+    DT_RETURN_IF_ERROR(collectives_.sum(&loss));
+    DT_RETURN_IF_ERROR(scores.Merge(collectives_.share, collectives_.shares, collectives_.sum));
+  }
+  if (param_.test_compute_loss()) {
+    DT_LOG(INFO) << "Test loss: " << static_cast<float>(loss[0] / std::max(1, iterations));
+  }
+  TestReport report;
+  report.iter = iter_;
+  report.net_id = test_net_id;
+  for (int j = 0; j < outputs; ++j) {
+    DT_ASSIGN_OR_RETURN(DetectionScores::Result result, scores.Score(j, version));
+    const std::string& name = net.blob_names()[net.output_blob_indices()[j]];
+    if (param_.show_per_class_result()) {
+      for (const auto& [label, ap] : result.per_class) {
+        DT_LOG(INFO) << "class" << label << ": " << ap;
+      }
+    }
+    DT_LOG(INFO) << "    Test net output #" << j << ": " << name << " = "
+                 << result.mean_average_precision;
+    report.scores.push_back({name, result.mean_average_precision, 0.f});
   }
   for (const auto& o : test_observers_) o(report);
   return report;

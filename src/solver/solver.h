@@ -98,6 +98,8 @@ class Solver {
   Status Snapshot();
   StatusOr<std::vector<TestReport>> TestAll();
   StatusOr<TestReport> Test(int test_net_id);
+  // Test with eval_type "detection": the mAP of each DetectionEvaluate output.
+  StatusOr<TestReport> TestDetection(int test_net_id);
 
   void AddDisplayObserver(DisplayObserver o) { display_observers_.push_back(std::move(o)); }
   void AddTestObserver(TestObserver o) { test_observers_.push_back(std::move(o)); }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "detection/average_precision.h"
 #include "kernels/engine.h"
 #include "solver/lr_policy.h"
 
@@ -67,6 +68,11 @@ Status ValidateTrustRatioRules(const SolverParameter& param, const std::string& 
 }  // namespace
 
 Status ValidateSolverParameter(const SolverParameter& param) {
+  if (param.eval_type() != "classification" && param.eval_type() != "detection") {
+    return InvalidArgument("eval_type \"" + param.eval_type() +
+                           "\" is not \"classification\" or \"detection\"");
+  }
+  DT_RETURN_IF_ERROR(detection::ParseApVersion(param.ap_version()).status());
   if (!param.has_net() && !param.has_net_param() && !param.has_train_net() &&
       !param.has_train_net_param()) {
     return InvalidArgument(

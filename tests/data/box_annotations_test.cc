@@ -22,7 +22,8 @@ StatusOr<AnnotatedDatum> Read(const TempDir& dir, const std::string& name,
   StatusOr<ImageBoxes> boxes = ReadBoxAnnotations(dir.Path(name), format, kLabels);
   if (!boxes.ok()) return boxes.status();
   AnnotatedDatum datum;
-  Status added = AddBoxes(*boxes, /*image_height=*/100, /*image_width=*/200, dir.Path(name), &datum);
+  Status added =
+      AddBoxes(*boxes, /*image_height=*/100, /*image_width=*/200, dir.Path(name), &datum);
   if (!added.ok()) return added;
   return datum;
 }
@@ -131,14 +132,15 @@ TEST(BoxAnnotationsTest, DamagedFilesAreRefusedNamingFileAndLine) {
        "<annotation><object><name>cat</name><bndbox><xmin>1</xmin><ymin>1</ymin>"
        "<ymax>9</ymax></bndbox></object></annotation>",
        xml + ":1: <bndbox> has no <xmax>"},
-      {"a.xml", "xml",
-       "<annotation><size><width>-4</width><height>3</height></size></annotation>",
+      {"a.xml", "xml", "<annotation><size><width>-4</width><height>3</height></size></annotation>",
        xml + ":1: width -4 is not a size in pixels (a whole number from 0 to 2^30)"},
       {"a.txt", "txt", "1 2 3 4 5\n1 2 3 4\n",
        txt + ":2: expected \"label xmin ymin xmax ymax\", got 4 fields"},
-      {"a.txt", "txt", "1 50 10 40 20\n", txt + ":1: box (50.000000, 10.000000, 40.000000, 20.000000) is irregular (xmin > xmax)"},
+      {"a.txt", "txt", "1 50 10 40 20\n",
+       txt + ":1: box (50.000000, 10.000000, 40.000000, 20.000000) is irregular (xmin > xmax)"},
       {"a.txt", "txt", "1 300 10 400 20\n",
-       txt + ":1: box (300.000000, 10.000000, 400.000000, 20.000000) lies outside the 200x100 image"},
+       txt +
+           ":1: box (300.000000, 10.000000, 400.000000, 20.000000) lies outside the 200x100 image"},
       {"a.txt", "txt", "1 nan 10 40 20\n", txt + ":1: xmin is not finite"},
       {"a.txt", "txt", "-1 0 0 4 4\n", txt + ":1: label -1 is not a class id (>= 0)"},
       {"a.json", "json", "{\"annotation\": [{\"category_id\": 7, \"bbox\": [0, 0, 1, 1]}]}",
@@ -183,7 +185,8 @@ TEST(LabelMapTest, ItemsNeedNameAndLabelAndLabelsAreClassIds) {
   EXPECT_EQ(loose->at("cat"), 9);  // the last item of a name wins, as in the fork
   auto strict = NameToLabel(*map, /*strict=*/true, "map");
   ASSERT_FALSE(strict.ok());
-  EXPECT_EQ(strict.status().message(), "label map 'map' names 'cat' more than once (labels 8 and 9)");
+  EXPECT_EQ(strict.status().message(),
+            "label map 'map' names 'cat' more than once (labels 8 and 9)");
   auto shown = LabelToDisplayName(*map, "map");
   ASSERT_TRUE(shown.ok());
   EXPECT_EQ(shown->at(0), "background");
@@ -191,8 +194,9 @@ TEST(LabelMapTest, ItemsNeedNameAndLabelAndLabelsAreClassIds) {
 
   testing::WriteBytes(dir.Path("bad.prototxt"), "item { name: 'cat' }\n");
   EXPECT_EQ(ReadLabelMap(dir.Path("bad.prototxt")).status().message(),
-            "label map '" + dir.Path("bad.prototxt") + "': item 1 ('cat') has no label; every "
-            "item needs both");
+            "label map '" + dir.Path("bad.prototxt") +
+                "': item 1 ('cat') has no label; every "
+                "item needs both");
   testing::WriteBytes(dir.Path("neg.prototxt"), "item { name: 'cat' label: -2 }\n");
   EXPECT_EQ(ReadLabelMap(dir.Path("neg.prototxt")).status().message(),
             "label map '" + dir.Path("neg.prototxt") +

@@ -37,7 +37,8 @@ void WriteVoc(const TempDir& dir) {
                       testing::JpegBytes(testing::GradientBgr(16, 16), 16, 16, 3));
   testing::WriteBytes(dir.Path("voc/Annotations/a.xml"),
                       Voc(10, 8, VocObject("cat", 1, 2, 6, 8) + VocObject("dog", 0, 0, 10, 4)));
-  testing::WriteBytes(dir.Path("voc/Annotations/b.xml"), Voc(16, 16, VocObject("dog", 4, 4, 12, 8)));
+  testing::WriteBytes(dir.Path("voc/Annotations/b.xml"),
+                      Voc(16, 16, VocObject("dog", 4, 4, 12, 8)));
   testing::WriteBytes(dir.Path("list.txt"), "a.png Annotations/a.xml\nb.jpg Annotations/b.xml\n");
   testing::WriteBytes(dir.Path("labelmap.prototxt"),
                       "item { name: 'none_of_the_above' label: 0 display_name: 'background' }\n"
@@ -136,7 +137,8 @@ TEST(ConvertAnnosetTest, BadInputIsAnErrorAndLeavesNoOutput) {
   WriteVoc(dir);
   const std::string root = dir.Path("voc") + "/";
   AnnosetOptions options = Detection(dir);
-  testing::WriteBytes(dir.Path("missing.txt"), "a.png Annotations/a.xml\nb.jpg Annotations/x.xml\n");
+  testing::WriteBytes(dir.Path("missing.txt"),
+                      "a.png Annotations/a.xml\nb.jpg Annotations/x.xml\n");
   Status s = ConvertAnnoset(root, dir.Path("missing.txt"), dir.Path("out"), options);
   EXPECT_EQ(s.message(), dir.Path("missing.txt") + ":2: annotation file '" + root +
                              "Annotations/x.xml': cannot open: No such file or directory");
@@ -173,14 +175,14 @@ TEST(ConvertAnnosetTest, TheCommandRefusesTheForksAspectResizeAndForeignFlags) {
                           "the SSD fork resizes by it"),
             std::string::npos)
       << r.output;
-  r = testing::RunDtrain("convert imageset " + dir.Path("voc") + "/ " + dir.Path("list.txt") +
-                         " " + dir.Path("out") + " --label_type=xml");
+  r = testing::RunDtrain("convert imageset " + dir.Path("voc") + "/ " + dir.Path("list.txt") + " " +
+                         dir.Path("out") + " --label_type=xml");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("--label_type applies to convert annoset only"), std::string::npos)
       << r.output;
-  r = testing::RunDtrain("convert annoset " + dir.Path("voc") + "/ " + dir.Path("list.txt") + " " +
-                         dir.Path("out") + " --anno_type=detection --label_map_file=" +
-                         dir.Path("labelmap.prototxt"));
+  r = testing::RunDtrain(
+      "convert annoset " + dir.Path("voc") + "/ " + dir.Path("list.txt") + " " + dir.Path("out") +
+      " --anno_type=detection --label_map_file=" + dir.Path("labelmap.prototxt"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("Processed 2 files, 3 boxes."), std::string::npos) << r.output;
 }

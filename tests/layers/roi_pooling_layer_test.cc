@@ -112,6 +112,21 @@ TEST(ROIPoolingLayerTest, BackwardSendsEachDiffToItsMaximumAndAddsRepeats) {
   EXPECT_EQ(std::vector<float>(features.diff(), features.diff() + 16), want);
 }
 
+TEST(ROIPoolingLayerTest, RoisAskedForAGradientGetZero) {
+  // As Caffe, whose ROIPooling leaves the rois' diff unwritten: py-faster-rcnn's nets propagate
+  // into the rois (from Python layers whose backward does nothing).
+  auto layer = MakeLayer(kTwoByTwo);
+  Tensor features({1, 1, 4, 4}), rois({1, 5}), top;
+  FillIota(&features, 0.f);
+  FillValues(&rois, {0, 0, 0, 3, 3});
+  SetupAndForward(*layer, &features, &rois, &top);
+  top.SetDiff(1.f);
+  rois.SetDiff(7.f);
+  layer->Backward({&top}, {true, true}, {&features, &rois});
+  EXPECT_EQ(std::vector<float>(rois.diff(), rois.diff() + 5), std::vector<float>(5, 0.f));
+  EXPECT_EQ(features.diff()[5], 1.f);
+}
+
 TEST(ROIPoolingLayerTest, GradientOfTheFeatures) {
   // Distinct values 0.1 apart (a permutation of 0..95 times 0.1), so the step of 1e-2 never
   // moves a maximum; rois over both images, overlapping, one partly outside the map.

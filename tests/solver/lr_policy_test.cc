@@ -88,6 +88,21 @@ TEST(SolverParameterChecks, UnknownRegularizationTypeIsAnError) {
   EXPECT_TRUE(ValidateSolverParameter(Parse("net: 'n' base_lr: 1 lr_policy: 'fixed'")).ok());
 }
 
+TEST(SolverParameterChecks, TheSsdForksEvaluationFieldsAreCheckedBeforeTraining) {
+  EXPECT_TRUE(ValidateSolverParameter(Parse("net: 'n' base_lr: 1 lr_policy: 'fixed' eval_type: "
+                                            "'detection' ap_version: '11point' "
+                                            "show_per_class_result: true"))
+                  .ok());
+  EXPECT_EQ(ValidateSolverParameter(
+                Parse("net: 'n' base_lr: 1 lr_policy: 'fixed' eval_type: 'segmentation'"))
+                .message(),
+            "eval_type \"segmentation\" is not \"classification\" or \"detection\"");
+  EXPECT_EQ(ValidateSolverParameter(
+                Parse("net: 'n' base_lr: 1 lr_policy: 'fixed' ap_version: '11-point'"))
+                .message(),
+            "unknown ap_version \"11-point\" (known: \"11point\", \"MaxIntegral\", \"Integral\")");
+}
+
 TEST(LrPolicy, ValidationNamesTheProblem) {
   Status s = ValidateLrPolicy(Parse("base_lr: 1 lr_policy: 'cosine'"));
   EXPECT_FALSE(s.ok());
