@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "layers/loss_normalization.h"
 #include "proto/layer_params.pb.h"
 #include "proto/net.pb.h"
 
@@ -51,23 +52,8 @@ Status SoftmaxWithLossLayer::Reshape(const TensorVec& bottom, const TensorVec& t
 }
 
 float SoftmaxWithLossLayer::Normalizer(int64_t valid_count) const {
-  double n = 1;
-  switch (normalization_) {
-    case LossParameter::FULL:
-      n = static_cast<double>(outer_ * inner_);
-      break;
-    case LossParameter::VALID:
-      n = static_cast<double>(valid_count);
-      break;
-    case LossParameter::BATCH_SIZE:
-      n = static_cast<double>(outer_);
-      break;
-    case LossParameter::NONE:
-      n = 1;
-      break;
-  }
-  // A batch whose labels are all ignored gives loss 0, not NaN.
-  return static_cast<float>(std::max(1.0, n));
+  return LossNormalizer(static_cast<LossParameter::NormalizationMode>(normalization_), outer_,
+                        inner_, valid_count, param_.loss_param().pre_fixed_normalizer());
 }
 
 Status SoftmaxWithLossLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {

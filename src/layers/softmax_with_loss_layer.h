@@ -6,7 +6,8 @@
 //   loss = -sum log(max(p[label], FLT_MIN)) / normalizer
 // over every location whose label is not loss_param.ignore_label (when set). The normalizer,
 // loss_param.normalization (default VALID; legacy `normalize: false` means BATCH_SIZE), is
-// FULL: outer * inner, VALID: the non-ignored count, BATCH_SIZE: outer, NONE: 1; at least 1.
+// FULL: outer * inner, VALID: the non-ignored count, BATCH_SIZE: outer, NONE: 1, PRE_FIXED:
+// loss_param.pre_fixed_normalizer (Intel Caffe's); at least 1 (layers/loss_normalization.h).
 // A label outside [0, C) is an error.
 // Backward: dscores = (p - onehot(label)) * w / normalizer, 0 at ignored locations, where w is
 // top[0]'s diff (the loss weight, primed by the net). The labels never get a gradient.

@@ -44,6 +44,12 @@ TEST_F(SoftmaxWithLossForwardTest, NormalizationModes) {
   EXPECT_NEAR(Loss("loss_param { normalization: NONE }"), ln2_ + ln3_, 1e-6);
   EXPECT_NEAR(Loss("loss_param { normalization: BATCH_SIZE }"), (ln2_ + ln3_) / 2, 1e-6);
   EXPECT_NEAR(Loss("loss_param { normalization: FULL }"), (ln2_ + ln3_) / 2, 1e-6);
+  // Intel Caffe's (R-FCN's) fixed normalizer; its default is 1, and below 1 it counts as 1.
+  EXPECT_NEAR(Loss("loss_param { normalization: PRE_FIXED pre_fixed_normalizer: 4 }"),
+              (ln2_ + ln3_) / 4, 1e-6);
+  EXPECT_NEAR(Loss("loss_param { normalization: PRE_FIXED }"), ln2_ + ln3_, 1e-6);
+  EXPECT_NEAR(Loss("loss_param { normalization: PRE_FIXED pre_fixed_normalizer: 0.5 }"),
+              ln2_ + ln3_, 1e-6);
 }
 
 TEST_F(SoftmaxWithLossForwardTest, IgnoreLabel) {
