@@ -47,10 +47,13 @@
 #include "layers/memory_data_layer.h"
 #include "layers/multinomial_logistic_loss_layer.h"
 #include "layers/mvn_layer.h"
+#include "layers/normalize_layer.h"
 #include "layers/parameter_layer.h"
+#include "layers/permute_layer.h"
 #include "layers/pooling_layer.h"
 #include "layers/power_layer.h"
 #include "layers/prelu_layer.h"
+#include "layers/prior_box_layer.h"
 #include "layers/psroi_pooling_layer.h"
 #include "layers/reduction_layer.h"
 #include "layers/relu_layer.h"
@@ -134,11 +137,14 @@ const std::map<std::string, Factory>& Table() {
       {"MVN", Make<MVNLayer>()},
       {"MemoryData", Make<MemoryDataLayer>()},
       {"MultinomialLogisticLoss", Make<MultinomialLogisticLossLayer>()},
+      {"Normalize", Make<NormalizeLayer>()},  // SSD's (Intel Caffe)
       {"PReLU", Make<PReLULayer>()},
       {"PSROIPooling", Make<PSROIPoolingLayer>()},  // R-FCN
       {"Parameter", Make<ParameterLayer>()},
+      {"Permute", Make<PermuteLayer>()},  // SSD's (Intel Caffe)
       {"Pooling", Make<PoolingLayer>()},
       {"Power", Make<PowerLayer>()},
+      {"PriorBox", Make<PriorBoxLayer>()},  // SSD's (Intel Caffe)
       {"RNN", Make<RNNLayer>()},
       {"ROIPooling", Make<ROIPoolingLayer>()},  // Fast R-CNN
       {"ReLU", Make<ReLULayer>()},

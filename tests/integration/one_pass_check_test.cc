@@ -20,24 +20,25 @@ using testing::WriteTextFile;
 TEST(OnePassCheck, EveryUnknownFieldIsNamedWithItsLineAndHint) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("ssd.prototxt"),
-                "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"        // 1
-                "layer { name: 'perm' type: 'Permute' bottom: 'data' top: 'p'\n"     // 2
-                "        permute_param { order: 0 order: 2 order: 3 order: 1 } }\n"  // 3
-                "layer { name: 'pool' type: 'Pooling' bottom: 'data' top: 'q'\n"     // 4
-                "        pooling_param { kernel_size: 2 stride: 2 chicken: 3 } }\n"  // 5
-                "layer { name: 'prior' type: 'PriorBox' bottom: 'q' top: 'r'\n"      // 6
-                "        prior_box_param { min_size: 30 } }\n");                     // 7
+                "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"          // 1
+                "layer { name: 'loss' type: 'MultiBoxLoss' bottom: 'data' top: 'p'\n"  // 2
+                "        multibox_loss_param { loc_weight: 1 } }\n"                    // 3
+                "layer { name: 'pool' type: 'Pooling' bottom: 'data' top: 'q'\n"       // 4
+                "        pooling_param { kernel_size: 2 stride: 2 chicken: 3 } }\n"    // 5
+                "layer { name: 'out' type: 'DetectionOutput' bottom: 'q' top: 'r'\n"   // 6
+                "        detection_output_param { num_classes: 21 } }\n");             // 7
   const std::string file = dir.Path("ssd.prototxt");
   for (const std::string command : {"check --model=", "time --iterations=1 --model="}) {
     auto r = RunDtrain(command + file);
     EXPECT_FAILS_WITH(r, file +
-                             ":3:9: unknown field \"permute_param\" in LayerParameter "
-                             "(permute_param belongs to SSD's (weiliu89/caffe) Permute layer, "
-                             "which dtrain does not have)");
+                             ":3:9: unknown field \"multibox_loss_param\" in LayerParameter "
+                             "(multibox_loss_param belongs to SSD's (weiliu89/caffe) MultiBoxLoss "
+                             "layer, which dtrain does not have)");
     EXPECT_FAILS_WITH(r, file + ":5:50: unknown field \"chicken\" in PoolingParameter\n");
     EXPECT_FAILS_WITH(r, file +
-                             ":7:9: unknown field \"prior_box_param\" in LayerParameter "
-                             "(prior_box_param belongs to SSD's (weiliu89/caffe) PriorBox layer");
+                             ":7:9: unknown field \"detection_output_param\" in LayerParameter "
+                             "(detection_output_param belongs to SSD's (weiliu89/caffe) "
+                             "DetectionOutput layer");
   }
 }
 
@@ -78,30 +79,32 @@ TEST(OnePassCheck, EveryUnknownLayerTypeIsNamedWithItsHint) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("fork.prototxt"),
                 "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
-                "layer { name: 'prior' type: 'PriorBox' bottom: 'data' top: 'a' }\n"
+                "layer { name: 'out' type: 'DetectionOutput' bottom: 'data' top: 'a' }\n"
                 "layer { name: 'relu' type: 'ReLU' bottom: 'data' top: 'b' }\n"
                 "layer { name: 'rpn' type: 'Python' bottom: 'b' top: 'c' "
                 "        include { phase: TEST } }\n"
                 "layer { name: 'warp' type: 'Warp' bottom: 'b' top: 'd' }\n");
   auto r = RunDtrain("check --model=" + dir.Path("fork.prototxt"));
-  EXPECT_FAILS_WITH(r, dir.Path("fork.prototxt") +
-                           ": 3 layer(s) of a type dtrain does not have:\n"
-                           "  layer 'prior': unknown layer type \"PriorBox\" (PriorBox is SSD's "
-                           "(weiliu89/caffe) layer)\n"
-                           "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
-                           "model's own Python code inside Caffe; dtrain cannot run them)\n"
-                           "  layer 'warp': unknown layer type \"Warp\"\n"
-                           "supported types: ");
+  EXPECT_FAILS_WITH(
+      r, dir.Path("fork.prototxt") +
+             ": 3 layer(s) of a type dtrain does not have:\n"
+             "  layer 'out': unknown layer type \"DetectionOutput\" (DetectionOutput is SSD's "
+             "(weiliu89/caffe) layer)\n"
+             "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
+             "model's own Python code inside Caffe; dtrain cannot run them)\n"
+             "  layer 'warp': unknown layer type \"Warp\"\n"
+             "supported types: ");
   // Commands that build the net (here the TRAIN phase) name the TEST phase's 'rpn' too.
   r = RunDtrain("time --iterations=1 --model=" + dir.Path("fork.prototxt"));
-  EXPECT_FAILS_WITH(r,
-                    "3 layer(s) of a type dtrain does not have:\n"
-                    "  layer 'prior': unknown layer type \"PriorBox\" (PriorBox is SSD's "
-                    "(weiliu89/caffe) layer)\n"
-                    "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
-                    "model's own Python code inside Caffe; dtrain cannot run them)\n"
-                    "  layer 'warp': unknown layer type \"Warp\"\n"
-                    "supported types: ");
+  EXPECT_FAILS_WITH(
+      r,
+      "3 layer(s) of a type dtrain does not have:\n"
+      "  layer 'out': unknown layer type \"DetectionOutput\" (DetectionOutput is SSD's "
+      "(weiliu89/caffe) layer)\n"
+      "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
+      "model's own Python code inside Caffe; dtrain cannot run them)\n"
+      "  layer 'warp': unknown layer type \"Warp\"\n"
+      "supported types: ");
 }
 
 // A file with unknown fields and unknown layer types: `dtrain check` names both in one run (the
