@@ -9,16 +9,11 @@ namespace {
 const std::map<std::string, std::string>& ForkLayers() {
   static const std::map<std::string, std::string> forks = {
       {"AnnotatedData", "SSD's (weiliu89/caffe)"},
-      {"DetectionEvaluate", "SSD's (weiliu89/caffe)"},
-      {"DetectionOutput", "SSD's (weiliu89/caffe)"},
       {"MultiBoxLoss", "SSD's (weiliu89/caffe)"},
       {"VideoData", "SSD's (weiliu89/caffe)"},
-      {"ROIPooling", "Faster R-CNN's (rbgirshick/caffe-fast-rcnn)"},
-      {"SmoothL1Loss", "Faster R-CNN's (rbgirshick/caffe-fast-rcnn)"},
       {"Interp", "DeepLab's and PSPNet's"},
       {"BN", "SegNet's and PSPNet's (BVLC's equivalent is BatchNorm followed by Scale)"},
       {"Upsample", "SegNet's"},
-      {"Reorg", "a YOLO port's"},
       {"Region", "a YOLO port's"},
       {"CenterLoss", "the center-loss fork's"},
   };
@@ -29,16 +24,10 @@ const std::map<std::string, std::string>& ForkLayers() {
 const std::map<std::string, std::string>& ForkLayerFields() {
   static const std::map<std::string, std::string> fields = {
       {"annotated_data_param", "AnnotatedData"},
-      {"detection_evaluate_param", "DetectionEvaluate"},
-      {"detection_output_param", "DetectionOutput"},
-      {"multibox_loss_param", "MultiBoxLoss"},
       {"video_data_param", "VideoData"},
-      {"roi_pooling_param", "ROIPooling"},
-      {"smooth_l1_loss_param", "SmoothL1Loss"},
       {"interp_param", "Interp"},
       {"bn_param", "BN"},
       {"upsample_param", "Upsample"},
-      {"reorg_param", "Reorg"},
       {"region_param", "Region"},
       {"center_loss_param", "CenterLoss"},
   };

@@ -56,8 +56,9 @@ Status DetectionOutputLayer::LayerSetUp(const TensorVec& bottom, const TensorVec
   }
   if (!p.save_output_param().output_directory().empty()) {
     return Error(
-        "detection_output_param.save_output_param.output_directory is not supported: writing "
-        "VOC, COCO or ILSVRC result files needs a LabelMap, which dtrain's schema does not have");
+        "detection_output_param.save_output_param.output_directory is not supported yet: dtrain "
+        "does not write the fork's VOC, COCO or ILSVRC result files; the test mAP needs none "
+        "(remove save_output_param)");
   }
   return Status::Ok();
 }

@@ -50,7 +50,8 @@ TEST(ImageCli, ConvertImagesetUsageErrors) {
   WriteTwoImages(dir);
   EXPECT_FAILS_WITH(RunDtrain("convert imageset img/ list.txt", dir.Path("")),
                     "dtrain convert: error: usage: dtrain convert imageset ROOT LIST OUT_LMDB "
-                    "[--resize_height=H] [--resize_width=W] [--shuffle] [--encoded] [--gray] "
+                    "[--resize_height=H] [--resize_width=W] [--shuffle] [--encoded] "
+                    "[--encode_type=jpg|png] [--gray] "
                     "[--seed=N]");
   EXPECT_FAILS_WITH(RunDtrain("convert imageset img/ list.txt out --resize_height=8", dir.Path("")),
                     "dtrain convert: error: resize needs both --resize_height and --resize_width "
@@ -58,7 +59,7 @@ TEST(ImageCli, ConvertImagesetUsageErrors) {
   EXPECT_FAILS_WITH(RunDtrain("convert imageset img/ nolist.txt out", dir.Path("")),
                     "dtrain convert: error: image list 'nolist.txt' does not exist");
   EXPECT_FAILS_WITH(RunDtrain("convert mnist a b c --gray", dir.Path("")),
-                    "dtrain convert: error: --gray applies to convert imageset only");
+                    "dtrain convert: error: --gray applies to convert imageset and annoset only");
   WriteTextFile(dir.Path("bad.txt"), "a.png 0\nb.jpg\n");
   EXPECT_FAILS_WITH(RunDtrain("convert imageset img/ bad.txt out", dir.Path("")),
                     "dtrain convert: error: bad.txt:2: expected 'path label', got 'b.jpg'");

@@ -20,25 +20,25 @@ using testing::WriteTextFile;
 TEST(OnePassCheck, EveryUnknownFieldIsNamedWithItsLineAndHint) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("ssd.prototxt"),
-                "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"          // 1
-                "layer { name: 'loss' type: 'MultiBoxLoss' bottom: 'data' top: 'p'\n"  // 2
-                "        multibox_loss_param { loc_weight: 1 } }\n"                    // 3
-                "layer { name: 'pool' type: 'Pooling' bottom: 'data' top: 'q'\n"       // 4
-                "        pooling_param { kernel_size: 2 stride: 2 chicken: 3 } }\n"    // 5
-                "layer { name: 'out' type: 'DetectionOutput' bottom: 'q' top: 'r'\n"   // 6
-                "        detection_output_param { num_classes: 21 } }\n");             // 7
+                "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"        // 1
+                "layer { name: 'clip' type: 'VideoData' bottom: 'data' top: 'p'\n"   // 2
+                "        video_data_param { video_type: 0 } }\n"                     // 3
+                "layer { name: 'pool' type: 'Pooling' bottom: 'data' top: 'q'\n"     // 4
+                "        pooling_param { kernel_size: 2 stride: 2 chicken: 3 } }\n"  // 5
+                "layer { name: 'in' type: 'AnnotatedData' bottom: 'q' top: 'r'\n"    // 6
+                "        annotated_data_param { label_map_file: 'x' } }\n");         // 7
   const std::string file = dir.Path("ssd.prototxt");
   for (const std::string command : {"check --model=", "time --iterations=1 --model="}) {
     auto r = RunDtrain(command + file);
     EXPECT_FAILS_WITH(r, file +
-                             ":3:9: unknown field \"multibox_loss_param\" in LayerParameter "
-                             "(multibox_loss_param belongs to SSD's (weiliu89/caffe) MultiBoxLoss "
+                             ":3:9: unknown field \"video_data_param\" in LayerParameter "
+                             "(video_data_param belongs to SSD's (weiliu89/caffe) VideoData "
                              "layer, which dtrain does not have)");
     EXPECT_FAILS_WITH(r, file + ":5:50: unknown field \"chicken\" in PoolingParameter\n");
     EXPECT_FAILS_WITH(r, file +
-                             ":7:9: unknown field \"detection_output_param\" in LayerParameter "
-                             "(detection_output_param belongs to SSD's (weiliu89/caffe) "
-                             "DetectionOutput layer");
+                             ":7:9: unknown field \"annotated_data_param\" in LayerParameter "
+                             "(annotated_data_param belongs to SSD's (weiliu89/caffe) "
+                             "AnnotatedData layer");
   }
 }
 
@@ -55,19 +55,19 @@ TEST(OnePassCheck, ParseTextProtoListsEveryUnknownFieldAndStillFails) {
 }
 
 // protobuf's parser stops at an enum value its schema lacks; each is named and the parse goes on,
-// so the fields after it are named too (R-FCN's PRE_FIXED hid pre_fixed_normalizer).
+// so the fields after it are named too (R-FCN's PRE_FIXED once hid pre_fixed_normalizer).
 TEST(OnePassCheck, UnknownEnumValuesAreNamedAndHideNothingAfterThem) {
   NetParameter net;
   Status s = ParseTextProto(
-      "layer { name: 'loss' type: 'SoftmaxWithLoss'\n"                         // 1
-      "  loss_param { normalization: PRE_FIXED pre_fixed_normalizer: 4 } }\n"  // 2
-      "layer { name: 'p' type: 'Pooling' pooling_param { pool: MEDIAN } }\n"   // 3
+      "layer { name: 'loss' type: 'SoftmaxWithLoss'\n"                        // 1
+      "  loss_param { normalization: HALF label_smoothing: 4 } }\n"           // 2
+      "layer { name: 'p' type: 'Pooling' pooling_param { pool: MEDIAN } }\n"  // 3
       "layer { name: 'q' type: 'Pooling' pooling_param { pool: MAX kernel_size: 2 } }\n",
       "t", &net);
   EXPECT_EQ(s.message(),
-            "t:2:31: Unknown enumeration value of \"PRE_FIXED\" for field \"normalization\".\n"
+            "t:2:31: Unknown enumeration value of \"HALF\" for field \"normalization\".\n"
             "t:3:57: Unknown enumeration value of \"MEDIAN\" for field \"pool\".\n"
-            "t:2:41: unknown field \"pre_fixed_normalizer\" in LossParameter");
+            "t:2:36: unknown field \"label_smoothing\" in LossParameter");
   // A number the enum lacks is named the same way.
   s = ParseTextProto("layer { pooling_param { pool: 7 } colour: 1 }", "t", &net);
   EXPECT_EQ(s.message(),
@@ -79,7 +79,7 @@ TEST(OnePassCheck, EveryUnknownLayerTypeIsNamedWithItsHint) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("fork.prototxt"),
                 "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
-                "layer { name: 'out' type: 'DetectionOutput' bottom: 'data' top: 'a' }\n"
+                "layer { name: 'out' type: 'AnnotatedData' bottom: 'data' top: 'a' }\n"
                 "layer { name: 'relu' type: 'ReLU' bottom: 'data' top: 'b' }\n"
                 "layer { name: 'rpn' type: 'Python' bottom: 'b' top: 'c' "
                 "        include { phase: TEST } }\n"
@@ -88,7 +88,7 @@ TEST(OnePassCheck, EveryUnknownLayerTypeIsNamedWithItsHint) {
   EXPECT_FAILS_WITH(
       r, dir.Path("fork.prototxt") +
              ": 3 layer(s) of a type dtrain does not have:\n"
-             "  layer 'out': unknown layer type \"DetectionOutput\" (DetectionOutput is SSD's "
+             "  layer 'out': unknown layer type \"AnnotatedData\" (AnnotatedData is SSD's "
              "(weiliu89/caffe) layer)\n"
              "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
              "model's own Python code inside Caffe; dtrain cannot run them)\n"
@@ -96,15 +96,14 @@ TEST(OnePassCheck, EveryUnknownLayerTypeIsNamedWithItsHint) {
              "supported types: ");
   // Commands that build the net (here the TRAIN phase) name the TEST phase's 'rpn' too.
   r = RunDtrain("time --iterations=1 --model=" + dir.Path("fork.prototxt"));
-  EXPECT_FAILS_WITH(
-      r,
-      "3 layer(s) of a type dtrain does not have:\n"
-      "  layer 'out': unknown layer type \"DetectionOutput\" (DetectionOutput is SSD's "
-      "(weiliu89/caffe) layer)\n"
-      "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
-      "model's own Python code inside Caffe; dtrain cannot run them)\n"
-      "  layer 'warp': unknown layer type \"Warp\"\n"
-      "supported types: ");
+  EXPECT_FAILS_WITH(r,
+                    "3 layer(s) of a type dtrain does not have:\n"
+                    "  layer 'out': unknown layer type \"AnnotatedData\" (AnnotatedData is SSD's "
+                    "(weiliu89/caffe) layer)\n"
+                    "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
+                    "model's own Python code inside Caffe; dtrain cannot run them)\n"
+                    "  layer 'warp': unknown layer type \"Warp\"\n"
+                    "supported types: ");
 }
 
 // A file with unknown fields and unknown layer types: `dtrain check` names both in one run (the

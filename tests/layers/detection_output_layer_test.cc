@@ -135,9 +135,9 @@ TEST(DetectionOutputLayerTest, RefusesBadParametersByName) {
       SetupAndForward(Det("num_classes: 3 save_output_param { output_directory: '/tmp/x' }"), &in)
           .message(),
       prefix +
-          "detection_output_param.save_output_param.output_directory is not supported: "
-          "writing VOC, COCO or ILSVRC result files needs a LabelMap, which dtrain's schema "
-          "does not have");
+          "detection_output_param.save_output_param.output_directory is not supported yet: dtrain "
+          "does not write the fork's VOC, COCO or ILSVRC result files; the test mAP needs none "
+          "(remove save_output_param)");
 }
 
 TEST(DetectionOutputLayerTest, RefusesBottomsThatDoNotMatchThePriors) {
