@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "cluster/job_command_line.h"
 #include "cluster/shell_quote.h"
 
 namespace dtrain {
@@ -54,12 +55,9 @@ StatusOr<std::string> SlurmScript(const SlurmScriptOptions& o) {
   if (o.train_args.empty() || o.train_args[0] != "train") {
     return InvalidArgument("give the training command after '--': -- train --solver=S [flags]");
   }
-  bool solver = false;
-  for (const std::string& arg : o.train_args) {
-    solver = solver || arg == "-solver" || arg == "--solver" || arg.rfind("-solver=", 0) == 0 ||
-             arg.rfind("--solver=", 0) == 0;
+  if (!JobCommandLine::ParseCommand(o.train_args).Has("solver")) {
+    return InvalidArgument("the training command after '--' needs --solver=S");
   }
-  if (!solver) return InvalidArgument("the training command after '--' needs --solver=S");
 
   const std::string k = std::to_string(o.ntasks_per_node);
   std::string s = "#!/bin/bash\n";

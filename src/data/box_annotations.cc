@@ -10,6 +10,7 @@
 
 #include "core/file_bytes.h"
 #include "core/logging.h"
+#include "data/text_fields.h"
 
 namespace dtrain {
 namespace {
@@ -202,19 +203,9 @@ StatusOr<ImageBoxes> ReadJson(const std::string& path, const std::string& bytes,
 
 StatusOr<ImageBoxes> ReadText(const std::string& path, const std::string& bytes) {
   ImageBoxes boxes;
-  size_t start = 0;
-  for (int line = 1; start < bytes.size(); ++line) {
-    size_t end = bytes.find('\n', start);
-    if (end == std::string::npos) end = bytes.size();
-    const std::string text = bytes.substr(start, end - start);
-    start = end + 1;
-    std::vector<std::string> fields;
-    size_t pos = 0;
-    while ((pos = text.find_first_not_of(" \t\r", pos)) != std::string::npos) {
-      const size_t stop = text.find_first_of(" \t\r", pos);
-      fields.push_back(text.substr(pos, stop - pos));
-      pos = stop;
-    }
+  const std::vector<std::string> lines = TextLines(bytes);
+  for (size_t line = 1; line <= lines.size(); ++line) {
+    const std::vector<std::string> fields = BlankSeparatedFields(lines[line - 1]);
     if (fields.empty()) continue;
     BoxObject box;
     box.where = path + ":" + std::to_string(line);

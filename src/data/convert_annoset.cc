@@ -12,6 +12,7 @@
 #include "data/label_map.h"
 #include "data/lmdb_db.h"
 #include "data/partial_output.h"
+#include "data/text_fields.h"
 
 namespace dtrain {
 namespace {
@@ -27,20 +28,11 @@ struct AnnosetEntry {
 // Detection lists: "image annotation" per line, both relative to the root; blank lines skipped.
 StatusOr<std::vector<AnnosetEntry>> ReadDetectionList(const std::string& list) {
   std::string bytes;
-  DT_RETURN_IF_ERROR(ReadFileInto(list, &bytes).WithContext("list"));
+  DT_RETURN_IF_ERROR(ReadFileInto(list, &bytes).WithContext("list '" + list + "'"));
   std::vector<AnnosetEntry> entries;
-  size_t start = 0;
-  for (int line = 1; start < bytes.size(); ++line) {
-    size_t end = bytes.find('\n', start);
-    if (end == std::string::npos) end = bytes.size();
-    const std::string text = bytes.substr(start, end - start);
-    start = end + 1;
-    std::vector<std::string> fields;
-    for (size_t pos = 0; (pos = text.find_first_not_of(" \t\r", pos)) != std::string::npos;) {
-      const size_t stop = text.find_first_of(" \t\r", pos);
-      fields.push_back(text.substr(pos, stop - pos));
-      pos = stop;
-    }
+  const std::vector<std::string> lines = TextLines(bytes);
+  for (int line = 1; line <= static_cast<int>(lines.size()); ++line) {
+    const std::vector<std::string> fields = BlankSeparatedFields(lines[line - 1]);
     if (fields.empty()) continue;
     if (fields.size() != 2) {
       return InvalidArgument(list + ":" + std::to_string(line) +

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "cluster/job_command_line.h"
 #include "distributed/rank_job.h"
-#include "launch/job_command_line.h"
 #include "layers/layer_inputs.h"
 #include "net/net_filter.h"
 #include "net/read_net.h"

@@ -13,7 +13,7 @@
 namespace dtrain {
 
 // The value of flag `name` in `args` ("--name=v", "-name=v", "--name v" or "-name v"; the last
-// one given, launch/job_command_line.h); empty if absent.
+// one given, cluster/job_command_line.h); empty if absent.
 std::string JobFlagValue(const std::vector<std::string>& args, const std::string& name);
 
 // Input paths of `job` as ranks `ranks` of `world` see them, without duplicates, in a stable order.

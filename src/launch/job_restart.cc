@@ -1,7 +1,7 @@
 #include "launch/job_restart.h"
 
+#include "cluster/job_command_line.h"
 #include "distributed/rank_job.h"
-#include "launch/job_command_line.h"
 
 namespace dtrain {
 

@@ -2,7 +2,7 @@
 // the job's command line: where the job's snapshots are (rank 0's resolved solver,
 // distributed/rank_job.h), and the command of the K-th restart (resume from the
 // latest complete snapshot, solver/latest_snapshot.h, marked as restart K with its reason).
-// The command line is read with launch/job_command_line.h. Reads the solver and net files;
+// The command line is read with cluster/job_command_line.h. Reads the solver and net files;
 // otherwise pure.
 #pragma once
 

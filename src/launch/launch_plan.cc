@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "cluster/job_command_line.h"
 #include "cluster/shell_quote.h"
-#include "launch/job_command_line.h"
 
 namespace dtrain {
 namespace {

@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <vector>
 
+#include "cluster/job_command_line.h"
 #include "core/logging.h"
 #include "core/proto_io.h"
 #include "data/image_list.h"
 #include "distributed/rank_job.h"
-#include "launch/job_command_line.h"
 #include "layers/layer_inputs.h"
 #include "net/read_net.h"
 #include "proto/solver.pb.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "launch/job_command_line.h"
+#include "cluster/job_command_line.h"
 #include "launch/job_restart.h"
 #include "launch/lost_hosts.h"
 

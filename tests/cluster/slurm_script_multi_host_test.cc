@@ -12,7 +12,6 @@
 #include "cluster/model_job.h"
 #include "cluster/netns_cluster.h"
 #include "cluster/slurm_cluster.h"
-#include "data/data_test_util.h"
 #include "testing/files.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/parallelcluster.h"
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

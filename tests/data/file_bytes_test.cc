@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {

@@ -16,7 +16,6 @@
 #include <regex>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "distributed/rank_job.h"
 #include "proto/net.pb.h"
 #include "testing/data_parallel_job.h"

@@ -6,7 +6,7 @@
 #include <regex>
 #include <string>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/mpi_jobs.h"
 #include "testing/run_command.h"
 

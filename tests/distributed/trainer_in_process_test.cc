@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "distributed/loopback_communicator.h"
 #include "distributed/trainer.h"
 #include "run/training_run.h"
 #include "solver/solver.h"
 #include "solver/upgrade_solver.h"
 #include "testing/data_parallel_job.h"
+#include "testing/files.h"
 #include "testing/trainable_data.h"
 #include "testing/weights_difference.h"
 

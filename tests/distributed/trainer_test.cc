@@ -12,11 +12,11 @@
 #include <thread>
 #include <vector>
 
-#include "data/data_test_util.h"
 #include "distributed/loopback_communicator.h"
 #include "solver/solver.h"
 #include "solver/upgrade_solver.h"
 #include "testing/data_parallel_job.h"
+#include "testing/files.h"
 #include "testing/trainable_data.h"
 #include "testing/weights_difference.h"
 

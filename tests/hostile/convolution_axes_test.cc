@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "data/data_test_util.h"
 #include "hostile/hostile.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {

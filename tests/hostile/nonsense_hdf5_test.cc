@@ -7,9 +7,9 @@
 #include <string>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "hostile/hostile.h"
 #include "proto/net.pb.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "hostile/hostile.h"
 #include "proto/net.pb.h"
 #include "proto/solver.pb.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 

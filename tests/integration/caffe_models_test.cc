@@ -9,11 +9,11 @@
 
 #include "core/proto_io.h"
 #include "core/tensor.h"
-#include "data/data_test_util.h"
 #include "layers/registry.h"
 #include "net/net.h"
 #include "proto/blob.pb.h"
 #include "testing/caffe_nets.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {

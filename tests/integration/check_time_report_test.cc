@@ -5,7 +5,7 @@
 #include <regex>
 #include <string>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

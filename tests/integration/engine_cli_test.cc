@@ -9,7 +9,7 @@
 #include <regex>
 #include <vector>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

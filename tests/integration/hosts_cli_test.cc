@@ -6,7 +6,6 @@
 #include <fstream>
 #include <iterator>
 
-#include "data/data_test_util.h"
 #include "testing/files.h"
 #include "testing/run_command.h"
 

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

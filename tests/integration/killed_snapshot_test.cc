@@ -13,8 +13,8 @@
 #include <random>
 #include <thread>
 
-#include "data/data_test_util.h"
 #include "solver/latest_snapshot.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

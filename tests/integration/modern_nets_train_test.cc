@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../data/image_test_util.h"
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

@@ -6,8 +6,8 @@
 
 #include <fstream>
 
-#include "data/data_test_util.h"
 #include "report/training_curves.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

@@ -7,8 +7,8 @@
 #include <regex>
 
 #include "core/rng.h"
-#include "data/data_test_util.h"
 #include "testing/caffe_nets.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <regex>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"
 

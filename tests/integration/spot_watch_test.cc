@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "data/data_test_util.h"
 #include "report/tfrecord.h"
 #include "testing/data_parallel_job.h"
+#include "testing/files.h"
 #include "testing/mpi_jobs.h"
 #include "testing/run_command.h"
 #include "testing/trainable_data.h"

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "proto/solver.pb.h"
 #include "testing/caffe_nets.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

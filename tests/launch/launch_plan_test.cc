@@ -55,7 +55,7 @@ TEST(LaunchPlanTest, DataServerOnTheMasterFirst) {
 }
 
 // The server's --listen and the job's --threads count in every form flags.cc reads
-// (launch/job_command_line.h).
+// (cluster/job_command_line.h).
 TEST(LaunchPlanTest, ListenAndThreadsInAnyForm) {
   LaunchOptions options = TwoHosts();
   options.threads_per_rank = 2;

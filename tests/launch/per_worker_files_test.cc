@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "data/image_list.h"
 #include "proto/solver.pb.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "data/data_test_util.h"
 #include "layers/sharded_source.h"
+#include "proto/net.pb.h"
+#include "testing/files.h"
 #include "testing/layer_test_util.h"
 #include "testing/run_command.h"
 

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "proto/blob.pb.h"
+#include "testing/files.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
 

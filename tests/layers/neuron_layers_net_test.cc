@@ -7,8 +7,9 @@
 #include <string>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "net/net.h"
+#include "proto/net.pb.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "net/net.h"
+#include "proto/net.pb.h"
+#include "testing/files.h"
 #include "testing/net_training.h"
 #include "testing/run_command.h"
 

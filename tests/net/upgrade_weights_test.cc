@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "net/net.h"
 #include "net/read_net.h"
+#include "testing/files.h"
 
 namespace dtrain {
 namespace {

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "hostile/hostile.h"
 #include "net/net.h"
+#include "testing/files.h"
 #include "testing/net_agreement.h"
 
 namespace dtrain {

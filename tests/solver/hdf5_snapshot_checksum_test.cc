@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <string>
 
-#include "data/data_test_util.h"
 #include "solver/hdf5_snapshot.h"
 #include "solver/latest_snapshot.h"
 #include "solver/solver.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 #include "testing/tiny_solver.h"
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

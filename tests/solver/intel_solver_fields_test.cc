@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "solver/lr_policy.h"
 #include "solver/solver.h"
 #include "solver/solver_param_checks.h"
+#include "testing/files.h"
 #include "testing/tiny_solver.h"
 
 namespace dtrain {

@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "solver/solver.h"
+#include "testing/files.h"
 #include "testing/trainable_data.h"
 
 namespace dtrain {

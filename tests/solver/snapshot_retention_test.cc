@@ -8,9 +8,9 @@
 #include <fstream>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "solver/solver.h"
 #include "solver/solver_param_checks.h"
+#include "testing/files.h"
 #include "testing/tiny_solver.h"
 
 namespace dtrain {

@@ -10,8 +10,8 @@
 #include <limits>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "solver/solver_param_checks.h"
+#include "testing/files.h"
 #include "testing/tiny_solver.h"
 
 namespace dtrain {

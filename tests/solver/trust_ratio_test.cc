@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/proto_io.h"
-#include "data/data_test_util.h"
 #include "solver/solver.h"
 #include "solver/solver_param_checks.h"
+#include "testing/files.h"
 #include "testing/run_command.h"
 
 namespace dtrain {

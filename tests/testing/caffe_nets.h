@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "data/data_test_util.h"
 #include "proto/net.pb.h"
+#include "testing/files.h"
 
 namespace dtrain::testing {
 

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "data/data_test_util.h"
+#include "testing/files.h"
 
 namespace dtrain::testing {
 

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <iterator>
 
-#include "data/data_test_util.h"
 #include "testing/files.h"
 
 namespace dtrain {

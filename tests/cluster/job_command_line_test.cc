@@ -1,5 +1,5 @@
 // The one parser of the dtrain command lines `dtrain launch` reads and edits.
-#include "launch/job_command_line.h"
+#include "cluster/job_command_line.h"
 
 #include <gtest/gtest.h>
 

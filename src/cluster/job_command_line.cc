@@ -1,4 +1,4 @@
-#include "launch/job_command_line.h"
+#include "cluster/job_command_line.h"
 
 #include <algorithm>
 

@@ -1,7 +1,8 @@
-// A dtrain command line that `dtrain launch` reads and edits without running it: the job after
-// `--` ({"train", "--solver=S", "--global-batch"}) or the data server's arguments. The one parser
-// of such command lines: the launch plan, the pre-flight's input paths, per-worker files and the
-// restarted job all read and change flags through it.
+// A dtrain command line that `dtrain launch` or `dtrain cluster slurm-script` reads and edits
+// without running it: the job after `--` ({"train", "--solver=S", "--global-batch"}) or the data
+// server's arguments. The one parser of such command lines: the launch plan, the pre-flight's
+// input paths, per-worker files, the restarted job and the Slurm script all read and change flags
+// through it.
 //
 // Grammar, cli/flags.cc's: `--name=value` and `-name=value`; `--name value` and `-name value`;
 // a switch `--name` (or `--name=false`); a word that does not start with '-' is positional.
