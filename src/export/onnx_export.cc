@@ -105,6 +105,7 @@ const ExporterTable& LayerExporters() {
     AddWindowExporters(t);
     AddElementwiseExporters(t);
     AddShapeExporters(t);
+    AddDetectionExporters(t);
     return t;
   }();
   return *table;

@@ -6,6 +6,7 @@
 //   onnx_shape_layers.cc        Concat, Slice, Split, Flatten, Reshape, Crop, Tile, Softmax,
 //                               ArgMax, Reduction, Dropout, Embed, ShuffleChannel, Silence,
 //                               Parameter
+//   onnx_detection_layers.cc    Permute, Normalize, Axpy
 // Every mapping is exact for the TEST phase: the ONNX graph computes what the layer's forward
 // computes, for the net's shapes (the shapes are fixed: those the net was built with). A
 // configuration with no exact equivalent is refused with the layer's name and the reason.
@@ -65,6 +66,7 @@ using ExporterTable = std::map<std::string, LayerExporter>;
 void AddWindowExporters(ExporterTable* table);
 void AddElementwiseExporters(ExporterTable* table);
 void AddShapeExporters(ExporterTable* table);
+void AddDetectionExporters(ExporterTable* table);
 
 // Every exporter, by layer type.
 const ExporterTable& LayerExporters();

@@ -270,6 +270,41 @@ class EveryLayerAgrees(OnnxCase):
                 self.check_agreement(model, inputs, 5, "--opset=" + opset)
 
 
+# An SSD head up to what DetectionOutput would take (its priors and DetectionOutput itself have
+# no exporter): per-channel and shared Normalize, the Permute + Flatten of the box branches, and
+# SENet's Axpy.
+SSD_HEAD = """
+name: "ssd_head"
+input: "data" input_shape { dim: 2 dim: 4 dim: 6 dim: 5 }
+input: "gate" input_shape { dim: 2 dim: 4 }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "conv"
+  convolution_param { num_output: 8 kernel_size: 3 pad: 1 } }
+layer { name: "norm" type: "Normalize" bottom: "conv" top: "norm"
+  norm_param { across_spatial: false channel_shared: false
+               scale_filler { type: "constant" value: 20 } } }
+layer { name: "norm_all" type: "Normalize" bottom: "data" top: "norm_all"
+  norm_param { across_spatial: true eps: 0.001 } }
+layer { name: "loc" type: "Convolution" bottom: "norm" top: "loc"
+  convolution_param { num_output: 12 kernel_size: 3 pad: 1 } }
+layer { name: "loc_perm" type: "Permute" bottom: "loc" top: "loc_perm"
+  permute_param { order: 0 order: 2 order: 3 order: 1 } }
+layer { name: "loc_flat" type: "Flatten" bottom: "loc_perm" top: "loc_flat"
+  flatten_param { axis: 1 } }
+layer { name: "partial" type: "Permute" bottom: "conv" top: "partial"
+  permute_param { order: 0 order: 3 } }
+layer { name: "axpy" type: "Axpy" bottom: "gate" bottom: "norm_all" bottom: "data" top: "axpy" }
+"""
+
+
+class SsdHeadAgrees(OnnxCase):
+
+    def test_normalize_permute_and_axpy(self):
+        model = self.write("ssd_head.prototxt", SSD_HEAD)
+        differences = self.check_agreement(model)
+        self.assertEqual(sorted(differences), ["axpy", "loc_flat", "partial"])
+        self.check_agreement(model, None, 4, batch=3)
+
+
 # Convolutions over three and one spatial axes (VNet's volumes, sequences): per-axis windows,
 # groups, dilation, and a Deconvolution back up.
 VOLUMES = """
