@@ -59,12 +59,10 @@ bool SatisfiesConstraint(const NormalizedBox& sampled, const std::vector<Normali
         !Within(JaccardOverlap(sampled, o), c.min_jaccard_overlap, c.max_jaccard_overlap)) {
       continue;
     }
-    if (sample &&
-        !Within(BoxCoverage(sampled, o), c.min_sample_coverage, c.max_sample_coverage)) {
+    if (sample && !Within(BoxCoverage(sampled, o), c.min_sample_coverage, c.max_sample_coverage)) {
       continue;
     }
-    if (object &&
-        !Within(BoxCoverage(o, sampled), c.min_object_coverage, c.max_object_coverage)) {
+    if (object && !Within(BoxCoverage(o, sampled), c.min_object_coverage, c.max_object_coverage)) {
       continue;
     }
     return true;
