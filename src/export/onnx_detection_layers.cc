@@ -1,7 +1,9 @@
 // Exporters of the detection heads' layers that ONNX computes exactly: Permute (Transpose),
-// Normalize (an L2 norm, eps inside the square root, then the learned scale) and Axpy (Mul, Add).
-// PriorBox, DetectionOutput and the other detection layers have no exporter: refused by name.
+// Normalize (an L2 norm, eps inside the square root, then the learned scale), Axpy (Mul, Add)
+// and PriorBox (its boxes depend only on the net's shapes: a constant). DetectionOutput and the
+// other detection layers have no exporter: refused by name.
 #include "export/onnx_layer_export.h"
+#include "layers/prior_box_layer.h"
 #include "proto/detection_params.pb.h"
 #include "proto/net.pb.h"
 
@@ -70,9 +72,22 @@ Status ExportAxpy(LayerExport& e) {
   return Status::Ok();
 }
 
+// PriorBox: the boxes and variances for the net's shapes, as an initializer.
+Status ExportPriorBox(LayerExport& e) {
+  const auto* layer = dynamic_cast<const PriorBoxLayer*>(&e.layer);
+  if (layer == nullptr) return e.Refuse("not a PriorBox layer");
+  const Tensor& top = *e.top[0];
+  std::vector<float> priors(static_cast<size_t>(top.count()));
+  layer->ComputePriors(priors.data());
+  const std::string boxes = e.graph->Floats(e.Name("priors"), Dims(top), priors);
+  e.Node("Identity", {boxes}, {e.Output(0)});
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddDetectionExporters(ExporterTable* table) {
+  (*table)["PriorBox"] = ExportPriorBox;
   (*table)["Permute"] = ExportPermute;
   (*table)["Normalize"] = ExportNormalize;
   (*table)["Axpy"] = ExportAxpy;

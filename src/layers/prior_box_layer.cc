@@ -169,11 +169,15 @@ Status PriorBoxLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
 }
 
 Status PriorBoxLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  ComputePriors(top[0]->mutable_data());
+  return Status::Ok();
+}
+
+void PriorBoxLayer::ComputePriors(float* out) const {
   // Intel Caffe's arithmetic: centres and box sides in float, each coordinate in double.
   const float step_w = step_w_ > 0.f ? step_w_ : static_cast<float>(image_w_) / layer_w_;
   const float step_h = step_h_ > 0.f ? step_h_ : static_cast<float>(image_h_) / layer_h_;
-  float* out = top[0]->mutable_data();
-  const int64_t length = top[0]->shape(2);
+  const int64_t length = static_cast<int64_t>(layer_h_) * layer_w_ * num_priors_ * 4;
   int64_t k = 0;
   auto box = [&](float cx, float cy, float width, float height) {
     out[k++] = static_cast<float>((cx - width / 2.) / image_w_);
@@ -205,7 +209,6 @@ Status PriorBoxLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top)
   }
   float* variance = out + length;
   for (int64_t i = 0; i < length; ++i) variance[i] = variances_[i % variances_.size()];
-  return Status::Ok();
 }
 
 }  // namespace dtrain

@@ -47,6 +47,9 @@ class PriorBoxLayer : public Layer {
   bool HasGradient() const override { return false; }
   bool AllowForceBackward(int bottom_index) const override { return false; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+  // The top's values for the shapes of the last Reshape: they depend on nothing else (what
+  // dtrain export onnx writes as a constant).
+  void ComputePriors(float* out) const;
 
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;

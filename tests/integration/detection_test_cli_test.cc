@@ -26,7 +26,8 @@ det = np.array([
 gt = np.array([
   [[[0, 1, 0, 0.1, 0.1, 0.4, 0.4, 0], [0, 2, 0, 0.5, 0.5, 0.9, 0.9, 0]]],
   [[[0, 1, 0, 0.2, 0.2, 0.6, 0.6, 0], [0, 2, 0, 0.1, 0.6, 0.3, 0.9, 0]]]], dtype=np.float32)
-with h5py.File(")" + dir.Path("boxes.h5") + R"(", "w") as f:
+with h5py.File(")" + dir.Path("boxes.h5") +
+                             R"(", "w") as f:
     f["det"] = det
     f["gt"] = gt
 )";
@@ -36,7 +37,8 @@ with h5py.File(")" + dir.Path("boxes.h5") + R"(", "w") as f:
   testing::WriteTextFile(dir.Path("list.txt"), dir.Path("boxes.h5") + "\n");
   testing::WriteTextFile(dir.Path("net.prototxt"), R"(
 layer { name: "boxes" type: "HDF5Data" top: "det" top: "gt"
-        hdf5_data_param { source: ")" + dir.Path("list.txt") + R"(" batch_size: 1 } }
+        hdf5_data_param { source: ")" + dir.Path("list.txt") +
+                                                       R"(" batch_size: 1 } }
 layer { name: "detection_eval" type: "DetectionEvaluate" bottom: "det" bottom: "gt"
         top: "detection_eval" detection_evaluate_param { num_classes: 3 } }
 )");

@@ -270,9 +270,9 @@ class EveryLayerAgrees(OnnxCase):
                 self.check_agreement(model, inputs, 5, "--opset=" + opset)
 
 
-# An SSD head up to what DetectionOutput would take (its priors and DetectionOutput itself have
-# no exporter): per-channel and shared Normalize, the Permute + Flatten of the box branches, and
-# SENet's Axpy.
+# An SSD head up to what DetectionOutput takes (DetectionOutput itself has no exporter):
+# per-channel and shared Normalize, the Permute + Flatten of the box branches, the priors (a
+# constant), and SENet's Axpy.
 SSD_HEAD = """
 name: "ssd_head"
 input: "data" input_shape { dim: 2 dim: 4 dim: 6 dim: 5 }
@@ -293,15 +293,19 @@ layer { name: "loc_flat" type: "Flatten" bottom: "loc_perm" top: "loc_flat"
 layer { name: "partial" type: "Permute" bottom: "conv" top: "partial"
   permute_param { order: 0 order: 3 } }
 layer { name: "axpy" type: "Axpy" bottom: "gate" bottom: "norm_all" bottom: "data" top: "axpy" }
+layer { name: "priors" type: "PriorBox" bottom: "conv" bottom: "data" top: "priors"
+  prior_box_param { min_size: 2 max_size: 4 aspect_ratio: 2 flip: true clip: true
+                    variance: 0.1 variance: 0.1 variance: 0.2 variance: 0.2 } }
 """
 
 
 class SsdHeadAgrees(OnnxCase):
 
-    def test_normalize_permute_and_axpy(self):
+    def test_normalize_permute_priors_and_axpy(self):
         model = self.write("ssd_head.prototxt", SSD_HEAD)
         differences = self.check_agreement(model)
-        self.assertEqual(sorted(differences), ["axpy", "loc_flat", "partial"])
+        self.assertEqual(sorted(differences), ["axpy", "loc_flat", "partial", "priors"])
+        self.assertEqual(differences["priors"], 0.0)
         self.check_agreement(model, None, 4, batch=3)
 
 
