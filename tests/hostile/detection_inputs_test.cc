@@ -58,8 +58,8 @@ TEST(HostileDetection, DamagedAnnotationsStopTheConversionNamingFileAndLine) {
   WriteTextFile(dir.Path("map.prototxt"), "item { name: 'cat' label: 1 }\n");
   WriteTextFile(dir.Path("list.txt"), "a.png a.xml\n");
   const std::string command = "convert annoset " + dir.Path("voc") + "/ " + dir.Path("list.txt") +
-                              " " + dir.Path("out") + " --anno_type=detection --label_map_file=" +
-                              dir.Path("map.prototxt");
+                              " " + dir.Path("out") +
+                              " --anno_type=detection --label_map_file=" + dir.Path("map.prototxt");
   const std::string xml = dir.Path("voc/a.xml");
   const std::pair<std::string, std::string> cases[] = {
       {"<annotation>\n<object><name>cat", xml + ":2: "},
