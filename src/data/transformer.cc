@@ -22,11 +22,38 @@ TransformationParameter WithLegacyDataFields(TransformationParameter transform,
 DataTransformer::DataTransformer(const TransformationParameter& param, Phase phase, uint64_t seed)
     : param_(param), phase_(phase), rng_(seed), resizes_(ResizesImages(param)) {}
 
+// The SSD fork's augmentations and Intel Caffe's other additions that only AnnotatedData applies
+// here; the classic transform would ignore them, so a net naming them elsewhere is refused.
+namespace {
+
+Status RefuseAnnotatedOnlyFields(const TransformationParameter& p) {
+  const std::pair<bool, const char*> fields[] = {{p.has_resize_param(), "resize_param"},
+                                                 {p.has_noise_param(), "noise_param"},
+                                                 {p.has_distort_param(), "distort_param"},
+                                                 {p.has_expand_param(), "expand_param"},
+                                                 {p.has_emit_constraint(), "emit_constraint"},
+                                                 {p.crop_h() > 0, "crop_h"},
+                                                 {p.crop_w() > 0, "crop_w"},
+                                                 {p.flow(), "flow"},
+                                                 {p.bgr2rgb(), "bgr2rgb"}};
+  for (const auto& [set, name] : fields) {
+    if (set) {
+      return Unsupported(std::string("transform_param.") + name +
+                         ": not supported by this data layer (dtrain applies the SSD fork's "
+                         "augmentations in AnnotatedData only)");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status DataTransformer::Init() {
   if (param_.has_mean_file() && param_.mean_value_size() > 0) {
     return InvalidArgument("transform_param: cannot specify both mean_file and mean_value");
   }
   DT_RETURN_IF_ERROR(CheckResizeFields(param_));
+  DT_RETURN_IF_ERROR(RefuseAnnotatedOnlyFields(param_));
   if (!param_.has_mean_file()) return Status::Ok();
 
   const std::string& path = param_.mean_file();

@@ -1,6 +1,7 @@
 // DataTransformer with Intel Caffe's random_resize_param, random_aspect_ratio_param and pad: the
 // draws in Intel's order (mirror and crop offsets first, then the resize's), the resized image
 // then cropped, CHW and HWC alike, the TEST phase's fixed resize, the zero border, the refusals.
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -242,6 +243,26 @@ TEST(TransformerResize, ProblemsWithAnImageNameTheField) {
   EXPECT_EQ(f.Transform(floats, out.data()).message(),
             "transform_param.random_aspect_ratio_param with a float_data record: Intel Caffe "
             "resizes and pads 8-bit images only");
+}
+
+// The SSD fork's augmentations are AnnotatedData's; the classic transform would ignore them.
+TEST(TransformerResize, AnnotatedDataFieldsAreRefusedByName) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"resize_param { height: 300 width: 300 }", "resize_param"},
+      {"distort_param { brightness_prob: 0.5 }", "distort_param"},
+      {"expand_param { max_expand_ratio: 4 }", "expand_param"},
+      {"emit_constraint { emit_type: CENTER }", "emit_constraint"},
+      {"noise_param { prob: 0.5 }", "noise_param"},
+      {"crop_h: 10", "crop_h"},
+      {"bgr2rgb: true", "bgr2rgb"}};
+  for (const auto& [text, field] : cases) {
+    TransformationParameter p;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &p)) << text;
+    DataTransformer t(p, TRAIN, 1);
+    EXPECT_EQ(t.Init().message(), std::string("transform_param.") + field +
+                                      ": not supported by this data layer (dtrain applies the "
+                                      "SSD fork's augmentations in AnnotatedData only)");
+  }
 }
 
 }  // namespace
