@@ -32,4 +32,22 @@ Matches MatchBoxes(const std::vector<NormalizedBox>& ground_truth,
                    const std::vector<NormalizedBox>& predictions, int label, MatchType type,
                    float overlap_threshold, bool ignore_cross_boundary);
 
+// What MatchBoxes works in; reused from call to call, so that matching every image of every
+// iteration (MultiBoxLoss) allocates only while the largest image so far grows.
+struct MatchScratch {
+  struct Pair {
+    int prediction, candidate;  // candidate: index into `candidates`
+    float overlap;
+  };
+  std::vector<int> candidates;  // indices into the ground truth of the wanted class
+  std::vector<Pair> pairs;      // overlaps above 1e-6, by prediction, then candidate
+  std::vector<char> taken;      // per candidate: matched by the bipartite pass
+};
+
+// As above, into *out (its vectors reused).
+void MatchBoxes(const std::vector<NormalizedBox>& ground_truth,
+                const std::vector<NormalizedBox>& predictions, int label, MatchType type,
+                float overlap_threshold, bool ignore_cross_boundary, MatchScratch* scratch,
+                Matches* out);
+
 }  // namespace dtrain::detection
