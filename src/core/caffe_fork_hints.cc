@@ -9,7 +9,6 @@ namespace {
 const std::map<std::string, std::string>& ForkLayers() {
   static const std::map<std::string, std::string> forks = {
       {"AnnotatedData", "SSD's (weiliu89/caffe)"},
-      {"MultiBoxLoss", "SSD's (weiliu89/caffe)"},
       {"VideoData", "SSD's (weiliu89/caffe)"},
       {"Interp", "DeepLab's and PSPNet's"},
       {"BN", "SegNet's and PSPNet's (BVLC's equivalent is BatchNorm followed by Scale)"},

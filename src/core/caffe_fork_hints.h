@@ -9,11 +9,11 @@
 namespace dtrain {
 
 // For an unknown field `field` of message `message` ("LayerParameter", "BatchNormParameter"):
-// e.g. "multibox_loss_param belongs to SSD's (weiliu89/caffe) MultiBoxLoss layer, which dtrain
-// does not have". Empty when nothing is known about it.
+// e.g. "video_data_param belongs to SSD's (weiliu89/caffe) VideoData layer, which dtrain does
+// not have". Empty when nothing is known about it.
 std::string CaffeFieldHint(const std::string& message, const std::string& field);
 
-// For a layer type the registry lacks: e.g. "MultiBoxLoss is SSD's layer (weiliu89/caffe)". Empty
+// For a layer type the registry lacks: e.g. "VideoData is SSD's layer (weiliu89/caffe)". Empty
 // when nothing is known about it.
 std::string CaffeLayerTypeHint(const std::string& type);
 

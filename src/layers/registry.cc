@@ -45,6 +45,7 @@
 #include "layers/lstm_layer.h"
 #include "layers/lstm_unit_layer.h"
 #include "layers/memory_data_layer.h"
+#include "layers/multibox_loss_layer.h"
 #include "layers/multinomial_logistic_loss_layer.h"
 #include "layers/mvn_layer.h"
 #include "layers/normalize_layer.h"
@@ -136,6 +137,7 @@ const std::map<std::string, Factory>& Table() {
       {"Log", Make<LogLayer>()},
       {"MVN", Make<MVNLayer>()},
       {"MemoryData", Make<MemoryDataLayer>()},
+      {"MultiBoxLoss", Make<MultiBoxLossLayer>()},  // SSD's (Intel Caffe)
       {"MultinomialLogisticLoss", Make<MultinomialLogisticLossLayer>()},
       {"Normalize", Make<NormalizeLayer>()},  // SSD's (Intel Caffe)
       {"PReLU", Make<PReLULayer>()},
