@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/machine_memory.h"
+#include "data/resize_policy.h"
 
 namespace dtrain {
 namespace {
@@ -20,8 +21,8 @@ std::string Number(float value) {
   return text;
 }
 
-// The interpolations resize_param asks for; refuses the ones dtrain lacks and the resize modes
-// other than WARP (the only one Intel's random resizes make sense with: they set its size).
+// Refuses the resize modes other than WARP (the only one Intel's random resizes make sense with:
+// they set its size).
 Status CheckResizeParam(const ResizeParameter& resize, const std::string& field) {
   if (resize.resize_mode() != ResizeParameter::WARP) {
     return Unsupported(field + ".resize_mode " +
@@ -29,26 +30,7 @@ Status CheckResizeParam(const ResizeParameter& resize, const std::string& field)
                        ": dtrain resizes as Intel Caffe's WARP only (the size is the random "
                        "resize's own)");
   }
-  for (int mode : resize.interp_mode()) {
-    if (mode == ResizeParameter::LINEAR || mode == ResizeParameter::CUBIC ||
-        mode == ResizeParameter::NEAREST) {
-      continue;
-    }
-    return Unsupported(
-        field + ".interp_mode " +
-        ResizeParameter::Interp_mode_Name(static_cast<ResizeParameter::Interp_mode>(mode)) +
-        ": dtrain implements OpenCV's LINEAR, CUBIC and NEAREST only");
-  }
   return Status::Ok();
-}
-
-Interpolation DrawInterpolation(const ResizeParameter& resize, Rng& rng) {
-  const int modes = resize.interp_mode_size();
-  if (modes == 0) return Interpolation::kLinear;  // OpenCV's default, as Intel's ApplyResize
-  const int mode = resize.interp_mode(modes == 1 ? 0 : static_cast<int>(rng.UniformInt(modes)));
-  if (mode == ResizeParameter::CUBIC) return Interpolation::kCubic;
-  if (mode == ResizeParameter::NEAREST) return Interpolation::kNearest;
-  return Interpolation::kLinear;
 }
 
 // The whole image with its shorter side made `shorter` (Intel's ResizeImagePerShorterSize).
@@ -190,7 +172,7 @@ StatusOr<ResizePlan> DrawResize(const TransformationParameter& transform, int ch
     const int64_t shorter = lo + rng.UniformInt(static_cast<uint32_t>(hi - lo + 1));
     DT_ASSIGN_OR_RETURN(ResizePlan plan,
                         ShorterSideTo(shorter, channels, height, width, kRandomResize));
-    plan.interpolation = DrawInterpolation(r.resize_param(), rng);
+    plan.interpolation = PickInterpolation(r.resize_param(), rng);
     return plan;
   }
   const RandomAspectRatioParameter& a = transform.random_aspect_ratio_param();
@@ -210,11 +192,11 @@ StatusOr<ResizePlan> DrawResize(const TransformationParameter& transform, int ch
     plan.y = static_cast<int>(rng.UniformInt(static_cast<uint32_t>(height - box_height + 1)));
     plan.x = static_cast<int>(rng.UniformInt(static_cast<uint32_t>(width - box_width + 1)));
     plan.out_height = plan.out_width = crop;
-    plan.interpolation = DrawInterpolation(a.resize_param(), rng);
+    plan.interpolation = PickInterpolation(a.resize_param(), rng);
     return plan;
   }
   DT_ASSIGN_OR_RETURN(ResizePlan plan, ShorterSideTo(crop, channels, height, width, kRandomAspect));
-  plan.interpolation = DrawInterpolation(a.resize_param(), rng);
+  plan.interpolation = PickInterpolation(a.resize_param(), rng);
   return plan;
 }
 

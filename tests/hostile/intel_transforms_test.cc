@@ -56,13 +56,6 @@ TEST(IntelTransforms, FieldsOutsideTheirMeaningAreRefusedByCheck) {
        "outside (0, 1]"},
       {"crop_size: 8 random_aspect_ratio_param { aspect_ratio_change: 1.5 }",
        "transform_param.random_aspect_ratio_param.aspect_ratio_change 1.5 is outside (0, 1]"},
-      {"crop_size: 8 random_aspect_ratio_param { resize_param { interp_mode: AREA } }",
-       "layer 'data' (Data): transform_param.random_aspect_ratio_param.resize_param.interp_mode "
-       "AREA: dtrain implements OpenCV's LINEAR, CUBIC and NEAREST only"},
-      {"crop_size: 8 random_resize_param { min_size: 8 max_size: 8 resize_param { interp_mode: "
-       "CUBIC interp_mode: LANCZOS4 } }",
-       "transform_param.random_resize_param.resize_param.interp_mode LANCZOS4: dtrain implements "
-       "OpenCV's LINEAR, CUBIC and NEAREST only"},
       {"crop_size: 8 random_resize_param { min_size: 8 max_size: 8 resize_param { resize_mode: "
        "FIT_LARGE_SIZE_AND_PAD } }",
        "transform_param.random_resize_param.resize_param.resize_mode FIT_LARGE_SIZE_AND_PAD: "
