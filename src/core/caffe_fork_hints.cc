@@ -8,7 +8,6 @@ namespace {
 // Layer types of the forks, by the fork that defines them.
 const std::map<std::string, std::string>& ForkLayers() {
   static const std::map<std::string, std::string> forks = {
-      {"AnnotatedData", "SSD's (weiliu89/caffe)"},
       {"VideoData", "SSD's (weiliu89/caffe)"},
       {"Interp", "DeepLab's and PSPNet's"},
       {"BN", "SegNet's and PSPNet's (BVLC's equivalent is BatchNorm followed by Scale)"},
@@ -22,12 +21,8 @@ const std::map<std::string, std::string>& ForkLayers() {
 // Fields of LayerParameter that hold a fork layer's settings.
 const std::map<std::string, std::string>& ForkLayerFields() {
   static const std::map<std::string, std::string> fields = {
-      {"annotated_data_param", "AnnotatedData"},
-      {"video_data_param", "VideoData"},
-      {"interp_param", "Interp"},
-      {"bn_param", "BN"},
-      {"upsample_param", "Upsample"},
-      {"region_param", "Region"},
+      {"interp_param", "Interp"},          {"bn_param", "BN"},
+      {"upsample_param", "Upsample"},      {"region_param", "Region"},
       {"center_loss_param", "CenterLoss"},
   };
   return fields;

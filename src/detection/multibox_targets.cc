@@ -106,8 +106,8 @@ void FindImageMatches(const std::vector<NormalizedBox>& ground_truth,
   for (int c = 0; c < loc_classes; ++c) {
     if (!s.share_location && c == s.background_label_id) continue;
     for (int p = 0; p < num_priors; ++p) decoded[p] = DecodedPrediction(priors, image_loc, p, c, s);
-    MatchBoxes(ground_truth, decoded, s.share_location ? -1 : c, s.match_type,
-               s.overlap_threshold, s.ignore_cross_boundary, &scratch->match, &m);
+    MatchBoxes(ground_truth, decoded, s.share_location ? -1 : c, s.match_type, s.overlap_threshold,
+               s.ignore_cross_boundary, &scratch->match, &m);
     out->indices[c].swap(m.indices);
     out->overlaps[c].swap(m.overlaps);
   }
@@ -126,8 +126,8 @@ Status AppendLocPairs(const std::vector<NormalizedBox>& ground_truth,
       StatusOr<NormalizedBox> encoded =
           EncodeBox(prior, s.code_type, s.encode_variance_in_target, ground_truth[match[p]]);
       if (!encoded.ok()) {
-        return InvalidArgument("prior " + std::to_string(p) + ", matched to a ground truth: " +
-                               encoded.status().message());
+        return InvalidArgument("prior " + std::to_string(p) +
+                               ", matched to a ground truth: " + encoded.status().message());
       }
       LocPair pair;
       pair.offset = (static_cast<int64_t>(p) * loc_classes + c) * 4;
@@ -136,10 +136,10 @@ Status AppendLocPairs(const std::vector<NormalizedBox>& ground_truth,
       pair.prediction = {o[0], o[1], o[2], o[3]};
       pair.target = {encoded->xmin, encoded->ymin, encoded->xmax, encoded->ymax};
       if (s.bp_inside) {
-        const NormalizedBox where =
-            s.use_prior_for_matching
-                ? prior.box
-                : DecodeBox(prior, s.code_type, s.encode_variance_in_target, {o[0], o[1], o[2], o[3]});
+        const NormalizedBox where = s.use_prior_for_matching
+                                        ? prior.box
+                                        : DecodeBox(prior, s.code_type, s.encode_variance_in_target,
+                                                    {o[0], o[1], o[2], o[3]});
         const float coordinates[4] = {where.xmin, where.ymin, where.xmax, where.ymax};
         for (int k = 0; k < 4; ++k) {
           if (coordinates[k] < 0 || coordinates[k] > 1) pair.prediction[k] = pair.target[k];

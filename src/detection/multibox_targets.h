@@ -146,7 +146,7 @@ void PriorLabels(const std::vector<NormalizedBox>& ground_truth, const ImageMatc
 float ConfLoss(ConfLossType type, const float* scores, int num_classes, int label);
 // Writes scale times its gradient with respect to the scores: scale (p - onehot(label)), or
 // scale (sigmoid(x) - target).
-void ConfGradient(ConfLossType type, const float* scores, int num_classes, int label,
-                  float scale, float* diff);
+void ConfGradient(ConfLossType type, const float* scores, int num_classes, int label, float scale,
+                  float* diff);
 
 }  // namespace dtrain::detection

@@ -14,12 +14,14 @@ namespace dtrain {
 
 // How a layer's records are stored, as far as the commands that stage a job care.
 enum class RecordsFormat {
-  kNone,        // the layer reads no records (Input, DummyData, MemoryData, every other layer)
-  kLmdb,        // a database a data server can serve in the layer's place (Data)
-  kDataServer,  // records arrive from a data server (Data with a tcp:// source)
-  kImageList,   // a text list of image files, one per line: split per rank by dtrain launch
-  kHdf5List,    // a text list of HDF5 files
-  kWindowFile,  // a window file (WindowData)
+  kNone,           // the layer reads no records (Input, DummyData, MemoryData, every other layer)
+  kLmdb,           // a database a data server can serve in the layer's place (Data)
+  kDataServer,     // records arrive from a data server (Data with a tcp:// source)
+  kImageList,      // a text list of image files, one per line: split per rank by dtrain launch
+  kHdf5List,       // a text list of HDF5 files
+  kWindowFile,     // a window file (WindowData)
+  kAnnotatedLmdb,  // an LMDB of AnnotatedDatum records (AnnotatedData; not served by a data server
+                   // yet)
 };
 
 struct LayerInputs {

@@ -77,8 +77,9 @@ Status MultiBoxLossLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& t
                  std::to_string(s_.sample_size));
   }
   if (s_.map_object_to_agnostic && (s_.num_classes != 2 || s_.background_label_id != 0)) {
-    return Error(at + "map_object_to_agnostic needs num_classes 2 and background_label_id 0 "
-                      "(every object becomes class 1), got num_classes " +
+    return Error(at +
+                 "map_object_to_agnostic needs num_classes 2 and background_label_id 0 "
+                 "(every object becomes class 1), got num_classes " +
                  std::to_string(s_.num_classes) + " and background_label_id " +
                  std::to_string(s_.background_label_id));
   }
@@ -115,8 +116,7 @@ Status MultiBoxLossLayer::Reshape(const TensorVec& bottom, const TensorVec& top)
                  priors.ShapeString());
   }
   num_priors_ = priors.shape(2) / 4;
-  if (truth.num_axes() != 4 || truth.shape(0) != 1 || truth.shape(1) != 1 ||
-      truth.shape(3) != 8) {
+  if (truth.num_axes() != 4 || truth.shape(0) != 1 || truth.shape(1) != 1 || truth.shape(3) != 8) {
     return Error("bottom 3 (ground truth) must be (1, 1, G, 8), got " + truth.ShapeString());
   }
   if (loc.num_axes() < 1 || conf.num_axes() < 1 || loc.shape(0) != conf.shape(0)) {
@@ -180,8 +180,8 @@ Status MultiBoxLossLayer::MatchAndMine(int n, const float* image_loc, const floa
   detection::PriorLabels(truth, matches, P, s_, s_.background_label_id, &labels_);
   prior_loss_.resize(P);
   for (int p = 0; p < P; ++p) {
-    prior_loss_[p] = detection::ConfLoss(s_.conf_loss, image_conf + static_cast<int64_t>(p) * C,
-                                         C, labels_[p]);
+    prior_loss_[p] =
+        detection::ConfLoss(s_.conf_loss, image_conf + static_cast<int64_t>(p) * C, C, labels_[p]);
   }
   if (s_.mining == MiningType::kHardExample) {
     image_pairs_.clear();
@@ -195,7 +195,8 @@ Status MultiBoxLossLayer::MatchAndMine(int n, const float* image_loc, const floa
   const std::vector<detection::NormalizedBox>* boxes = &prior_boxes_;
   if (s_.nms && !s_.use_prior_for_nms) {
     decoded_.resize(P);
-    for (int p = 0; p < P; ++p) decoded_[p] = detection::DecodedPrediction(priors_, image_loc, p, 0, s_);
+    for (int p = 0; p < P; ++p)
+      decoded_[p] = detection::DecodedPrediction(priors_, image_loc, p, 0, s_);
     boxes = &decoded_;
   }
   detection::MineHardExamples(s_, prior_loss_, *boxes, &matches, &mining_scratch_);
@@ -210,8 +211,8 @@ Status MultiBoxLossLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& 
   const float* loc = bottom[0]->data();
   const float* conf = bottom[1]->data();
   DT_RETURN_IF_ERROR(ReadPriors(*bottom[2]));
-  Status read = detection::ReadGroundTruth(bottom[3]->data(), bottom[3]->shape(2), N, s_,
-                                           &ground_truth_);
+  Status read =
+      detection::ReadGroundTruth(bottom[3]->data(), bottom[3]->shape(2), N, s_, &ground_truth_);
   if (!read.ok()) return Error(read.message());
 
   matches_.resize(N);
@@ -238,7 +239,8 @@ Status MultiBoxLossLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& 
     if (s_.mining == MiningType::kNone) {
       const int unmatched = s_.conf_loss == ConfLossType::kSoftmax ? s_.background_label_id : -1;
       detection::PriorLabels(ground_truth_[n], matches, P, s_, unmatched, &labels_);
-      for (int p = 0; p < P; ++p) conf_rows_.push_back({base + static_cast<int64_t>(p) * C, labels_[p]});
+      for (int p = 0; p < P; ++p)
+        conf_rows_.push_back({base + static_cast<int64_t>(p) * C, labels_[p]});
       continue;
     }
     for (const std::vector<int>& match : matches.indices) {
@@ -258,8 +260,8 @@ Status MultiBoxLossLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& 
     conf_loss += detection::ConfLoss(s_.conf_loss, conf + row.offset, C, row.label);
   }
 
-  normalizer_ = LossNormalizer(static_cast<LossParameter::NormalizationMode>(normalization_), N,
-                               P, static_cast<int64_t>(loc_pairs_.size()),
+  normalizer_ = LossNormalizer(static_cast<LossParameter::NormalizationMode>(normalization_), N, P,
+                               static_cast<int64_t>(loc_pairs_.size()),
                                param_.loss_param().pre_fixed_normalizer());
   double loss = 0;
   if (loc_in_loss_) loss += loc_weight_ * loc_loss / normalizer_;

@@ -7,6 +7,7 @@
 
 #include "layers/absval_layer.h"
 #include "layers/accuracy_layer.h"
+#include "layers/annotated_data_layer.h"
 #include "layers/argmax_layer.h"
 #include "layers/axpy_layer.h"
 #include "layers/batch_norm_layer.h"
@@ -96,6 +97,7 @@ const std::map<std::string, Factory>& Table() {
   static const std::map<std::string, Factory> table = {
       {"AbsVal", Make<AbsValLayer>()},
       {"Accuracy", Make<AccuracyLayer>()},
+      {"AnnotatedData", Make<AnnotatedDataLayer>()},  // the SSD fork's
       {"ArgMax", Make<ArgMaxLayer>()},
       {"Axpy", Make<AxpyLayer>()},  // SENet ports
       {"BNLL", Make<BNLLLayer>()},
@@ -202,9 +204,8 @@ InputsOfType InputsOf() {
 // The layer types that read records from files (layer_inputs.h); every other type reads none.
 const std::map<std::string, InputsOfType>& InputsTable() {
   static const std::map<std::string, InputsOfType> table = {
-      {"Data", InputsOf<DataLayer>()},
-      {"HDF5Data", InputsOf<HDF5DataLayer>()},
-      {"ImageData", InputsOf<ImageDataLayer>()},
+      {"AnnotatedData", InputsOf<AnnotatedDataLayer>()}, {"Data", InputsOf<DataLayer>()},
+      {"HDF5Data", InputsOf<HDF5DataLayer>()},           {"ImageData", InputsOf<ImageDataLayer>()},
       {"WindowData", InputsOf<WindowDataLayer>()},
   };
   return table;

@@ -1,6 +1,8 @@
 // MultiBoxLoss's pure pieces (src/detection/multibox_targets.h, mining.h): the ground truth read
 // from label rows, matches per location class, regression pairs, confidence losses and the
 // mining of negatives, each against numbers worked out by hand in the comments.
+#include "detection/multibox_targets.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "detection/mining.h"
-#include "detection/multibox_targets.h"
 
 namespace dtrain::detection {
 namespace {
@@ -34,10 +35,10 @@ MultiBoxSettings ThreeClasses() {
 
 TEST(MultiBoxTargetsTest, GroundTruthSkipsPaddingAndDifficultRows) {
   // Row 1 is padding (item -1); row 2 is difficult; item 1.7 truncates to image 1.
-  const std::vector<float> rows = {0,   1, 0, 0.1f, 0.1f, 0.2f, 0.2f, 0,  //
-                                   -1,  -1, -1, -1, -1, -1, -1, -1,     //
-                                   0,   2, 1, 0.3f, 0.3f, 0.4f, 0.4f, 1,  //
-                                   1.7f, 2, 0, 0.5f, 0.5f, 0.6f, 0.6f, 0};
+  const std::vector<float> rows = {0,    1,  0,  0.1f, 0.1f, 0.2f, 0.2f, 0,   //
+                                   -1,   -1, -1, -1,   -1,   -1,   -1,   -1,  //
+                                   0,    2,  1,  0.3f, 0.3f, 0.4f, 0.4f, 1,   //
+                                   1.7f, 2,  0,  0.5f, 0.5f, 0.6f, 0.6f, 0};
   MultiBoxSettings s = ThreeClasses();
   std::vector<std::vector<NormalizedBox>> gt;
   ASSERT_TRUE(ReadGroundTruth(rows.data(), 4, 3, s, &gt).ok());

@@ -21,24 +21,23 @@ TEST(OnePassCheck, EveryUnknownFieldIsNamedWithItsLineAndHint) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("ssd.prototxt"),
                 "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"        // 1
-                "layer { name: 'clip' type: 'VideoData' bottom: 'data' top: 'p'\n"   // 2
-                "        video_data_param { video_type: 0 } }\n"                     // 3
+                "layer { name: 'zoom' type: 'Interp' bottom: 'data' top: 'p'\n"      // 2
+                "        interp_param { zoom_factor: 2 } }\n"                        // 3
                 "layer { name: 'pool' type: 'Pooling' bottom: 'data' top: 'q'\n"     // 4
                 "        pooling_param { kernel_size: 2 stride: 2 chicken: 3 } }\n"  // 5
-                "layer { name: 'in' type: 'AnnotatedData' bottom: 'q' top: 'r'\n"    // 6
-                "        annotated_data_param { label_map_file: 'x' } }\n");         // 7
+                "layer { name: 'in' type: 'Upsample' bottom: 'q' top: 'r'\n"         // 6
+                "        upsample_param { scale: 2 } }\n");                          // 7
   const std::string file = dir.Path("ssd.prototxt");
   for (const std::string command : {"check --model=", "time --iterations=1 --model="}) {
     auto r = RunDtrain(command + file);
     EXPECT_FAILS_WITH(r, file +
-                             ":3:9: unknown field \"video_data_param\" in LayerParameter "
-                             "(video_data_param belongs to SSD's (weiliu89/caffe) VideoData "
-                             "layer, which dtrain does not have)");
+                             ":3:9: unknown field \"interp_param\" in LayerParameter "
+                             "(interp_param belongs to DeepLab's and PSPNet's Interp layer, "
+                             "which dtrain does not have)");
     EXPECT_FAILS_WITH(r, file + ":5:50: unknown field \"chicken\" in PoolingParameter\n");
     EXPECT_FAILS_WITH(r, file +
-                             ":7:9: unknown field \"annotated_data_param\" in LayerParameter "
-                             "(annotated_data_param belongs to SSD's (weiliu89/caffe) "
-                             "AnnotatedData layer");
+                             ":7:9: unknown field \"upsample_param\" in LayerParameter "
+                             "(upsample_param belongs to SegNet's Upsample layer");
   }
 }
 
@@ -79,27 +78,26 @@ TEST(OnePassCheck, EveryUnknownLayerTypeIsNamedWithItsHint) {
   testing::TempDir dir;
   WriteTextFile(dir.Path("fork.prototxt"),
                 "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
-                "layer { name: 'out' type: 'AnnotatedData' bottom: 'data' top: 'a' }\n"
+                "layer { name: 'out' type: 'Interp' bottom: 'data' top: 'a' }\n"
                 "layer { name: 'relu' type: 'ReLU' bottom: 'data' top: 'b' }\n"
                 "layer { name: 'rpn' type: 'Python' bottom: 'b' top: 'c' "
                 "        include { phase: TEST } }\n"
                 "layer { name: 'warp' type: 'Warp' bottom: 'b' top: 'd' }\n");
   auto r = RunDtrain("check --model=" + dir.Path("fork.prototxt"));
-  EXPECT_FAILS_WITH(
-      r, dir.Path("fork.prototxt") +
-             ": 3 layer(s) of a type dtrain does not have:\n"
-             "  layer 'out': unknown layer type \"AnnotatedData\" (AnnotatedData is SSD's "
-             "(weiliu89/caffe) layer)\n"
-             "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
-             "model's own Python code inside Caffe; dtrain cannot run them)\n"
-             "  layer 'warp': unknown layer type \"Warp\"\n"
-             "supported types: ");
+  EXPECT_FAILS_WITH(r, dir.Path("fork.prototxt") +
+                           ": 3 layer(s) of a type dtrain does not have:\n"
+                           "  layer 'out': unknown layer type \"Interp\" (Interp is DeepLab's and "
+                           "PSPNet's layer)\n"
+                           "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
+                           "model's own Python code inside Caffe; dtrain cannot run them)\n"
+                           "  layer 'warp': unknown layer type \"Warp\"\n"
+                           "supported types: ");
   // Commands that build the net (here the TRAIN phase) name the TEST phase's 'rpn' too.
   r = RunDtrain("time --iterations=1 --model=" + dir.Path("fork.prototxt"));
   EXPECT_FAILS_WITH(r,
                     "3 layer(s) of a type dtrain does not have:\n"
-                    "  layer 'out': unknown layer type \"AnnotatedData\" (AnnotatedData is SSD's "
-                    "(weiliu89/caffe) layer)\n"
+                    "  layer 'out': unknown layer type \"Interp\" (Interp is DeepLab's and "
+                    "PSPNet's layer)\n"
                     "  layer 'rpn': unknown layer type \"Python\" (Python layers run the "
                     "model's own Python code inside Caffe; dtrain cannot run them)\n"
                     "  layer 'warp': unknown layer type \"Warp\"\n"

@@ -2,6 +2,8 @@
 // (MAX_NEGATIVE, HARD_EXAMPLE), encoding and every normalisation; numeric gradient checks of the
 // loc and conf bottoms under each loss type and location sharing; every refusal's message; and a
 // net with PriorBox that `dtrain check` accepts.
+#include "layers/multibox_loss_layer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "core/proto_io.h"
-#include "layers/multibox_loss_layer.h"
 #include "net/net.h"
 #include "proto/net.pb.h"
 #include "testing/files.h"
@@ -25,8 +26,7 @@ using testing::FillValues;
 using testing::MakeLayer;
 
 std::string MultiBox(const std::string& param, const std::string& extra = "") {
-  return R"(name: "loss" type: "MultiBoxLoss" )" + extra + " multibox_loss_param { " + param +
-         " }";
+  return R"(name: "loss" type: "MultiBoxLoss" )" + extra + " multibox_loss_param { " + param + " }";
 }
 
 const float kLn2 = std::log(2.f), kLn3 = std::log(3.f);
@@ -54,17 +54,18 @@ struct Batch {
   Tensor truth{std::vector<int>{1, 1, 4, 8}};
   Tensor top;
   Batch() {
-    FillValues(&loc, {0.5f, 0, 0, 0, 0, 0, -1, 0, 0.3f, -0.2f, 0.1f, 0.4f, 0.2f, 0.2f, 0.2f, 0.2f,
-                      0.1f, 0.1f, 0.1f, 0.1f, -0.3f, 0.2f, 0, 0.1f, 0.4f, 0, 0, -0.4f, 0, 0, 0, 3});
-    FillValues(&conf, {0, kLn2, 0, 0, 0, 0, 0, 0, 0, 0, kLn3, 0,  //
-                       kLn2, 0, 0, 0, 0, 0, kLn3, 0, 0, 0, kLn3, 0});
-    FillValues(&priors, {0, 0, 0.4f, 0.4f, 0.5f, 0.5f, 1, 1, 0.1f, 0.1f, 0.5f, 0.5f, 0.6f, 0, 1, 0.4f,
-                         0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f,
-                         0.1f, 0.1f, 0.1f, 0.1f});
-    FillValues(&truth, {0, 1, 0, 0, 0, 0.4f, 0.4f, 0,        //
-                        0, 2, 0, 0.5f, 0.5f, 0.9f, 0.9f, 0,  //
-                        1, 1, 0, 0.6f, 0, 1, 0.5f, 0,        //
-                        -1, -1, -1, -1, -1, -1, -1, -1});
+    FillValues(&loc, {0.5f, 0,    0,    0,    0,    0,     -1,   0,    0.3f, -0.2f, 0.1f,
+                      0.4f, 0.2f, 0.2f, 0.2f, 0.2f, 0.1f,  0.1f, 0.1f, 0.1f, -0.3f, 0.2f,
+                      0,    0.1f, 0.4f, 0,    0,    -0.4f, 0,    0,    0,    3});
+    FillValues(&conf, {0,    kLn2, 0, 0, 0, 0, 0,    0, 0, 0, kLn3, 0,  //
+                       kLn2, 0,    0, 0, 0, 0, kLn3, 0, 0, 0, kLn3, 0});
+    FillValues(&priors, {0,    0,    0.4f, 0.4f, 0.5f, 0.5f, 1,    1,    0.1f, 0.1f, 0.5f,
+                         0.5f, 0.6f, 0,    1,    0.4f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f,
+                         0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f});
+    FillValues(&truth, {0,  1,  0,  0,    0,    0.4f, 0.4f, 0,  //
+                        0,  2,  0,  0.5f, 0.5f, 0.9f, 0.9f, 0,  //
+                        1,  1,  0,  0.6f, 0,    1,    0.5f, 0,  //
+                        -1, -1, -1, -1,   -1,   -1,   -1,   -1});
   }
   TensorVec bottoms() { return {&loc, &conf, &priors, &truth}; }
   TensorVec tops() { return {&top}; }
@@ -77,7 +78,8 @@ Status SetupAndForward(Layer* layer, Batch* b) {
   return layer->Forward(b->bottoms(), b->tops(), nullptr);
 }
 
-float Loss(const std::string& prototxt, Batch* b, int* matches = nullptr, int* negatives = nullptr) {
+float Loss(const std::string& prototxt, Batch* b, int* matches = nullptr,
+           int* negatives = nullptr) {
   auto layer = MakeLayer(prototxt);
   Status s = SetupAndForward(layer.get(), b);
   EXPECT_TRUE(s.ok()) << s.message();
@@ -136,10 +138,9 @@ TEST(MultiBoxLossLayerTest, WithoutMiningEveryPriorCounts) {
   // P2 ln 3, P3 ln 5; image 1 ln 2, ln 3, ln 5/3, ln 5/3: 7.313220. FULL divides by N P = 8:
   // (2.125 + 7.313220) / 8 = 1.179778.
   Batch b;
-  EXPECT_NEAR(Loss(MultiBox("num_classes: 3 mining_type: NONE",
-                            "loss_param { normalization: FULL }"),
-                   &b),
-              1.179778f, 1e-5f);
+  EXPECT_NEAR(
+      Loss(MultiBox("num_classes: 3 mining_type: NONE", "loss_param { normalization: FULL }"), &b),
+      1.179778f, 1e-5f);
 }
 
 TEST(MultiBoxLossLayerTest, EveryNormalization) {
@@ -147,9 +148,12 @@ TEST(MultiBoxLossLayerTest, EveryNormalization) {
   // (NONE), 4 (PRE_FIXED 4), 3 matches (VALID, and normalize: true).
   const float sum = 7.135635f;
   const std::pair<const char*, float> cases[] = {
-      {"normalization: BATCH_SIZE", sum / 2}, {"normalize: false", sum / 2},
-      {"normalization: NONE", sum},           {"normalization: PRE_FIXED pre_fixed_normalizer: 4", sum / 4},
-      {"normalization: VALID", sum / 3},      {"normalize: true", sum / 3}};
+      {"normalization: BATCH_SIZE", sum / 2},
+      {"normalize: false", sum / 2},
+      {"normalization: NONE", sum},
+      {"normalization: PRE_FIXED pre_fixed_normalizer: 4", sum / 4},
+      {"normalization: VALID", sum / 3},
+      {"normalize: true", sum / 3}};
   for (const auto& [loss_param, want] : cases) {
     Batch b;
     EXPECT_NEAR(Loss(MultiBox(kHandParam, std::string("loss_param { ") + loss_param + " }"), &b),
@@ -200,8 +204,9 @@ TEST(MultiBoxLossLayerTest, PropagateDownFalseLeavesItsTermOut) {
   // As the fork: the loc term counts only where the layer's propagate_down for bottom 0 is true
   // (or none is given): 5.010635 / 3.
   Batch b;
-  EXPECT_NEAR(Loss(MultiBox(kHandParam, "propagate_down: false propagate_down: true "
-                                        "propagate_down: false propagate_down: false"),
+  EXPECT_NEAR(Loss(MultiBox(kHandParam,
+                            "propagate_down: false propagate_down: true "
+                            "propagate_down: false propagate_down: false"),
                    &b),
               1.670212f, 1e-5f);
 }
@@ -258,9 +263,10 @@ TEST(MultiBoxLossLayerTest, GradientSoftmaxSmoothL1NotShared) {
 }
 
 TEST(MultiBoxLossLayerTest, GradientLogisticL2NotShared) {
-  CheckCase("num_classes: 3 mining_type: NONE share_location: false conf_loss_type: LOGISTIC "
-            "loc_loss_type: L2",
-            false, true);
+  CheckCase(
+      "num_classes: 3 mining_type: NONE share_location: false conf_loss_type: LOGISTIC "
+      "loc_loss_type: L2",
+      false, true);
 }
 
 TEST(MultiBoxLossLayerTest, GradientHardExample) {
@@ -269,9 +275,10 @@ TEST(MultiBoxLossLayerTest, GradientHardExample) {
 
 TEST(MultiBoxLossLayerTest, GradientMatchingDecodedPredictionsWithCenterSize) {
   // Small offsets move the decoded boxes by far less than any overlap's margin to a threshold.
-  CheckCase("num_classes: 3 use_prior_for_matching: false code_type: CENTER_SIZE neg_pos_ratio: 1 "
-            "neg_overlap: 0.35",
-            true, false, 0.1f);
+  CheckCase(
+      "num_classes: 3 use_prior_for_matching: false code_type: CENTER_SIZE neg_pos_ratio: 1 "
+      "neg_overlap: 0.35",
+      true, false, 0.1f);
   CheckCase("num_classes: 3 use_prior_for_matching: false mining_type: NONE share_location: false",
             false, true, 0.1f);
 }
@@ -464,7 +471,8 @@ layer { name: "mbox_loss" type: "MultiBoxLoss" bottom: "loc_flat" bottom: "conf_
         multibox_loss_param { num_classes: 3 neg_pos_ratio: 1 } }
 )";
 
-const char* kPriorBox = R"(layer { name: "priorbox" type: "PriorBox" bottom: "feature" bottom: "image"
+const char* kPriorBox =
+    R"(layer { name: "priorbox" type: "PriorBox" bottom: "feature" bottom: "image"
         top: "priors" prior_box_param { min_size: 4 clip: true variance: 0.1 } })";
 
 std::string NetText(const char* priors) {
@@ -483,7 +491,8 @@ TEST(MultiBoxLossNetTest, TrainsInANetWithPriorBoxAndCheckAcceptsIt) {
   // Image 0: an object over the top-left cell's prior (0, 0)-(0.5, 0.5), class 1; image 1: one
   // over the bottom-right cell's, class 2.
   Tensor* label = (*net)->blob_by_name("label");
-  FillValues(label, {0, 1, 0, 0.05f, 0.05f, 0.45f, 0.45f, 0, 1, 2, 0, 0.55f, 0.55f, 0.95f, 0.95f, 0});
+  FillValues(label,
+             {0, 1, 0, 0.05f, 0.05f, 0.45f, 0.45f, 0, 1, 2, 0, 0.55f, 0.55f, 0.95f, 0.95f, 0});
   testing::FillGaussian((*net)->blob_by_name("feature"), 3, 1.f);
   float first = 0, last = 0;
   for (int iter = 0; iter < 20; ++iter) {
