@@ -24,7 +24,7 @@ if [ ! -d "$data/test_lmdb" ]; then
   rm -rf "$data"
   "$PYTHON" bench/detection/make_shapes.py "$data" --images "$IMAGES"
   for split in train test; do
-    "$DTRAIN" convert annoset "$data/" "$split.txt" "$data/${split}_lmdb" --anno_type=detection \
+    "$DTRAIN" convert annoset "$data/" "$data/$split.txt" "$data/${split}_lmdb" --anno_type=detection \
       --label_type=xml --label_map_file="$data/labelmap.prototxt" 2>&1 | tail -1
   done
 fi
