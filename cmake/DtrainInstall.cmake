@@ -24,6 +24,11 @@ if(DTRAIN_PYTHON)
   install(TARGETS _dtrain LIBRARY DESTINATION ${DTRAIN_PYTHON_INSTALL_DIR}/dtrain)
   file(GLOB python_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/python/dtrain/*.py)
   install(FILES ${python_files} DESTINATION ${DTRAIN_PYTHON_INSTALL_DIR}/dtrain)
+  # The caffe package (pycaffe's names) beside it, with the generated caffe_pb2 modules.
+  file(GLOB caffe_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/python/caffe/*.py)
+  install(FILES ${caffe_files} DESTINATION ${DTRAIN_PYTHON_INSTALL_DIR}/caffe)
+  install(DIRECTORY ${CMAKE_BINARY_DIR}/python/caffe/proto/
+    DESTINATION ${DTRAIN_PYTHON_INSTALL_DIR}/caffe/proto FILES_MATCHING PATTERN "*.py")
 endif()
 
 # The Debian package: its library dependencies found by dpkg-shlibdeps from the binaries, the
@@ -38,6 +43,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3-numpy")
+# caffe.proto.caffe_pb2 (the caffe package) needs Python's protobuf; the rest works without it.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-protobuf")
 if(DTRAIN_PYTHON)
   # The module is built for one Python version.
   set(python_version ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR})

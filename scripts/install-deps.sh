@@ -32,6 +32,7 @@ packages=(
   python3-dev pybind11-dev      # the Python module (src/python/)
   file dpkg-dev                 # cpack -G DEB: dpkg-shlibdeps finds the package's dependencies
   python3 python3-numpy python3-venv  # python3-venv: scripts/install-test-oracles.sh
+  python3-protobuf                 # caffe.proto.caffe_pb2 of the caffe package (src/python/caffe/)
   python3-yaml python3-jsonschema  # tests: generated ParallelCluster configs against deploy/aws/ schema
   python3-h5py                     # tests: HDF5 files written and read by h5py, as Caffe users do
   curl procps  # deploy/aws/spot-interruption-watch.sh (and its test): IMDS requests, pgrep

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "cli/command.h"
+#ifdef DTRAIN_PYTHON_LAYERS
+#include "pylayer/python_layers.h"
+#endif
 
 namespace {
 
@@ -62,6 +65,10 @@ int main(int argc, char** argv) {
   // A file grown past a size limit (ulimit -f, a Slurm job's) is a write that fails, reported
   // with the file's name, not a signal that ends the process without a word.
   std::signal(SIGXFSZ, SIG_IGN);
+#ifdef DTRAIN_PYTHON_LAYERS
+  // Caffe's Python layers: the interpreter starts with the first one a net has.
+  dtrain::pylayer::InstallPythonLayers(dtrain::pylayer::Interpreter::kStartOnFirstLayer);
+#endif
   const std::vector<dtrain::Command> commands = AllCommands();
   const std::vector<dtrain::CommandGroup> groups = AllGroups();
   if (argc == 2 && std::string(argv[1]) == "--version") {

@@ -62,6 +62,7 @@ Status RunTime(const Flags& flags) {
   DT_LOG(INFO) << "Initial loss: " << initial_loss;
   DT_LOG(INFO) << "Performing Backward";
   net->Backward();
+  DT_RETURN_IF_ERROR(net->TakeBackwardError());
 
   std::vector<double> forward_ms(n, 0), backward_ms(n, 0);
   double total_ms = 0;
@@ -79,6 +80,7 @@ Status RunTime(const Flags& flags) {
       net->BackwardLayer(static_cast<int>(i));
       backward_ms[i] += Ms(t0, Clock::now());
     }
+    DT_RETURN_IF_ERROR(net->TakeBackwardError());
     const double ms = Ms(iter_start, Clock::now());
     total_ms += ms;
     DT_LOG(INFO) << "Iteration: " << it + 1 << " forward-backward time: " << ms << " ms.";

@@ -49,7 +49,9 @@ std::string CaffeFieldHint(const std::string& message, const std::string& field)
 
 std::string CaffeLayerTypeHint(const std::string& type) {
   if (type == "Python") {
-    return "Python layers run the model's own Python code inside Caffe; dtrain cannot run them";
+    // Unknown only where the program installed no Python layers (layers/registry.h).
+    return "Python layers run the model's own Python code; this dtrain was built without Python "
+           "(-DDTRAIN_PYTHON=OFF)";
   }
   const auto fork = ForkLayers().find(type);
   if (fork == ForkLayers().end()) return "";

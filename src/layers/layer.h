@@ -57,6 +57,10 @@ class Layer {
     if (!absorbed_) BackwardImpl(top, propagate_down, bottom);
   }
   virtual Status Reshape(const TensorVec& bottom, const TensorVec& top) = 0;
+  // Backward returns nothing: a C++ layer's backward pass cannot fail on what a user gives it. A
+  // layer running the user's own code (Python) keeps the failure of a backward pass here instead,
+  // and the net's callers collect it right after the pass (Net::TakeBackwardError).
+  Status TakeBackwardError() { return std::exchange(backward_error_, Status::Ok()); }
 
   virtual const char* type() const = 0;
   const LayerParameter& layer_param() const { return param_; }
@@ -153,6 +157,10 @@ class Layer {
     return changed.ok() ? Status::Ok() : Error(changed.status().message());
   }
 
+  // Records the first failure of a backward pass until TakeBackwardError.
+  void FailBackward(Status failure) {
+    if (backward_error_.ok()) backward_error_ = std::move(failure);
+  }
   // The engine name this layer was given, for layers that build inner layers.
   const std::string& engine_name() const { return engine_name_; }
   // "layer 'conv1' (Convolution): <message>"-style error for this layer.
@@ -192,6 +200,7 @@ class Layer {
   std::vector<std::vector<int>> reshaped_for_;  // bottom shapes of the last Reshape in Forward
   std::vector<bool> param_propagate_down_;
   std::vector<float> loss_weights_;
+  Status backward_error_;
 };
 
 }  // namespace dtrain

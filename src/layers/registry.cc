@@ -2,8 +2,10 @@
 
 #include "layers/registry.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "layers/absval_layer.h"
 #include "layers/accuracy_layer.h"
@@ -85,7 +87,7 @@
 namespace dtrain {
 namespace {
 
-using Factory = std::function<std::unique_ptr<Layer>(const LayerParameter&, const LayerContext&)>;
+using Factory = LayerFactory;
 
 template <typename T>
 Factory Make() {
@@ -175,10 +177,21 @@ const std::map<std::string, Factory>& Table() {
   return table;
 }
 
+constexpr char kPythonType[] = "Python";
+
+// SetPythonLayerFactory's factory; empty until installed.
+LayerFactory& PythonFactory() {
+  static LayerFactory factory;
+  return factory;
+}
+
 }  // namespace
+
+void SetPythonLayerFactory(LayerFactory factory) { PythonFactory() = std::move(factory); }
 
 StatusOr<std::unique_ptr<Layer>> CreateLayer(const LayerParameter& param,
                                              const LayerContext& context) {
+  if (param.type() == kPythonType && PythonFactory()) return PythonFactory()(param, context);
   auto it = Table().find(param.type());
   if (it == Table().end()) {
     std::string list;
@@ -232,11 +245,17 @@ Status SetRecordsOfLayer(LayerParameter* param, const std::string& records) {
   return Status::Ok();
 }
 
-bool IsSupportedLayerType(const std::string& type) { return Table().count(type) > 0; }
+bool IsSupportedLayerType(const std::string& type) {
+  return Table().count(type) > 0 || (type == kPythonType && PythonFactory());
+}
 
 std::vector<std::string> SupportedLayerTypes() {
   std::vector<std::string> types;
   for (const auto& entry : Table()) types.push_back(entry.first);
+  if (PythonFactory()) {
+    types.push_back(kPythonType);
+    std::sort(types.begin(), types.end());  // the table's order
+  }
   return types;
 }
 

@@ -475,6 +475,15 @@ void Net::BackwardLayer(int i) {
   layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i], bottom_vecs_[i]);
 }
 
+Status Net::TakeBackwardError() {
+  Status first;
+  for (const auto& layer : layers_) {
+    Status failure = layer->TakeBackwardError();
+    if (first.ok()) first = std::move(failure);
+  }
+  return first;
+}
+
 void Net::ClearParamDiffs() {
   for (Tensor* p : learnable_params_) p->SetDiff(0.f);
 }

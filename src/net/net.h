@@ -66,6 +66,10 @@ class Net {
   // Layers start down to end (indices, both included), with hooks, priming nothing: the caller
   // has set the diffs of layer start's tops.
   void BackwardFromTo(int start, int end);
+  // The first failure of the backward passes since the last call, naming its layer (only layers
+  // running the user's code fail there: Layer::TakeBackwardError); Ok when none failed. Callers
+  // of Backward, BackwardFromTo and BackwardLayer check it right after.
+  Status TakeBackwardError();
   // Layer i's backward alone, as Backward runs it (no hooks): for `dtrain time`.
   void BackwardLayer(int i);
   // Zeroes the diff of every learnable parameter (before each iteration's backward).

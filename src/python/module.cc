@@ -2,6 +2,8 @@
 #include <pybind11/pybind11.h>
 
 #include "kernels/compute_threads.h"
+#include "pylayer/blob_view.h"
+#include "pylayer/python_layers.h"
 #include "python/io_binding.h"
 #include "python/net_binding.h"
 #include "python/python_errors.h"
@@ -16,7 +18,9 @@ PYBIND11_MODULE(_dtrain, m) {
   // compute threads (kernels/compute_threads.h), so that results equal the command's.
   dtrain::kernels::SetComputeThreads(dtrain::kernels::DefaultComputeThreads().threads);
   dtrain::python::BindErrors(m);
-  dtrain::python::BindBlob(m);
+  dtrain::pylayer::BindBlobTypes(m);
+  // Nets built from Python run their Python layers in this interpreter.
+  dtrain::pylayer::InstallPythonLayers(dtrain::pylayer::Interpreter::kRunning);
   dtrain::python::BindNet(m);
   dtrain::python::BindSolver(m);
   py::module_ io = m.def_submodule("_io", "Caffe's files and records as NumPy arrays");

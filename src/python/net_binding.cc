@@ -104,6 +104,7 @@ void BackwardOnPlainValues(Net& net, int start, int end, bool prime_losses) {
     net.BackwardFromTo(start, end);
   }
   PublishPlainValues({&net}, /*diffs=*/true);
+  ThrowIfError(net.TakeBackwardError());
 }
 
 void BindNet(py::module_& m) {

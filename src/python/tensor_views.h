@@ -21,28 +21,19 @@
 
 #include "core/tensor.h"
 #include "net/net.h"
+#include "pylayer/blob_view.h"
 
 namespace dtrain::python {
 
-// What keeps a tensor's storage alive: the Net, or the Solver owning it.
-using Owner = std::shared_ptr<const void>;
-
-// A tensor of a net, as Python's Blob.
-struct BlobRef {
-  Owner owner;
-  Tensor* tensor = nullptr;
-};
-
-// The tensor's data (diff with `diff`) as a float32 array of its shape, viewing its storage.
-pybind11::array ValuesView(const BlobRef& blob, bool diff);
+// The Blob class and the arrays it gives (pylayer/blob_view.h, shared with Python layers).
+using pylayer::BlobRef;
+using pylayer::Owner;
+using pylayer::ValuesView;
 
 // Every blob and layer parameter of the nets: before running them, the plain copies become the
 // only current ones (data, and diffs with `diffs`)...
 void ClaimPlainValues(const std::vector<Net*>& nets, bool diffs);
 // ... and after, the plain copies are brought up to date.
 void PublishPlainValues(const std::vector<Net*>& nets, bool diffs);
-
-// Registers the Blob class.
-void BindBlob(pybind11::module_& module);
 
 }  // namespace dtrain::python

@@ -185,6 +185,7 @@ Status Solver::Step(int iters) {
       const auto backward_start = Timeline::Clock::now();
       if (collectives_.before_backward) collectives_.before_backward(i + 1 == param_.iter_size());
       net_->Backward();
+      DT_RETURN_IF_ERROR(net_->TakeBackwardError());
       if (timeline_) {
         timeline_->Add("forward", Timeline::kTraining, forward_start, backward_start);
         timeline_->Add("backward", Timeline::kTraining, backward_start, Timeline::Clock::now());

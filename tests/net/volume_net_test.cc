@@ -122,9 +122,16 @@ TEST(VolumeNetTest, CheckPassesItAndNamesThePythonLoss) {
   const auto ok = testing::RunDtrainWithin(120, "check --model=" + dir.Path("net.prototxt"));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   testing::WriteTextFile(dir.Path("python.prototxt"), NetText(kPythonDiceLoss));
+#ifdef DTRAIN_HAS_PYTHON_LAYERS
+  // The layer runs; its module, not on PYTHONPATH, is named.
+  EXPECT_REFUSED_WITH(testing::RunDtrainWithin(120, "check --model=" + dir.Path("python.prototxt")),
+                      "layer 'loss' (Python): python_param pyLayer.DiceLoss: cannot import "
+                      "module 'pyLayer'");
+#else
   EXPECT_REFUSED_WITH(testing::RunDtrainWithin(120, "check --model=" + dir.Path("python.prototxt")),
                       "layer 'loss': unknown layer type \"Python\" (Python layers run the "
-                      "model's own Python code inside Caffe; dtrain cannot run them)");
+                      "model's own Python code; this dtrain was built without Python");
+#endif
 }
 
 }  // namespace
