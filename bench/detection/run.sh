@@ -40,7 +40,7 @@ for ranks in $RANKS; do
   start=$(date +%s)
   threads=$(( $(nproc) / ranks > 0 ? $(nproc) / ranks : 1 ))
   if ! "${launcher[@]}" "$DTRAIN" train --threads="$threads" \
-      --solver="$run/solver.prototxt" --global-batch --metrics="$run/metrics.jsonl" \
+      --solver="$run/solver.prototxt" --global-batch --metrics="$OUT/ranks$ranks.jsonl" \
       >"$run/train.log" 2>&1; then
     tail -20 "$run/train.log"
     echo "training on $ranks rank(s) failed: $run/train.log"
@@ -54,5 +54,5 @@ for ranks in $RANKS; do
     --ap-version=11point 2>&1 | tee "$run/test.log" | grep -oE "detection_eval = [0-9.]+" | tail -1 | awk '{print $3}')
   summary+=("ranks $ranks: $ITERS iterations of $BATCH images in ${seconds}s; test phase mAP $solver_map; dtrain test: $test_map")
 done
-"$DTRAIN" plot $(for r in $RANKS; do echo "$OUT/ranks$r/metrics.jsonl"; done) --output="$OUT/curves.png" || true
+"$DTRAIN" plot $(for r in $RANKS; do echo "$OUT/ranks$r.jsonl"; done) --output="$OUT/curves.png" || true
 printf '%s\n' "${summary[@]}"

@@ -24,7 +24,8 @@ void Interleave(const Datum& datum, Image8* image) {
   const auto* planes = reinterpret_cast<const uint8_t*>(datum.data().data());
   for (int c = 0; c < channels; ++c) {
     for (int i = 0; i < pixels; ++i) {
-      image->pixels[static_cast<size_t>(i) * channels + c] = planes[static_cast<size_t>(c) * pixels + i];
+      image->pixels[static_cast<size_t>(i) * channels + c] =
+          planes[static_cast<size_t>(c) * pixels + i];
     }
   }
 }
@@ -75,8 +76,8 @@ Status ParseAnnotatedRecord(std::string_view bytes, std::string_view key, ImageC
     const AnnotationGroup& group = record.annotation_group(g);
     const std::string where = "annotation_group " + std::to_string(g);
     if (group.group_label() < 0) {
-      return RecordError(key, where + " has the negative label " +
-                                  std::to_string(group.group_label()));
+      return RecordError(key,
+                         where + " has the negative label " + std::to_string(group.group_label()));
     }
     for (int a = 0; a < group.annotation_size(); ++a) {
       const NormalizedBBox& b = group.annotation(a).bbox();

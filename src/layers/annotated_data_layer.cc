@@ -32,8 +32,7 @@ detection::BatchSampler SamplerOf(const BatchSampler& p) {
 }
 
 std::string ShapeString(const std::vector<int>& shape) {
-  return std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" +
-         std::to_string(shape[2]);
+  return std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" + std::to_string(shape[2]);
 }
 
 }  // namespace
@@ -61,8 +60,8 @@ Status AnnotatedDataLayer::CheckParameters() {
     samplers_.push_back(SamplerOf(anno.batch_sampler(i)));
     const Status valid = detection::ValidateBatchSampler(samplers_.back());
     if (!valid.ok()) {
-      return Error("annotated_data_param.batch_sampler[" + std::to_string(i) + "]: " +
-                   valid.message());
+      return Error("annotated_data_param.batch_sampler[" + std::to_string(i) +
+                   "]: " + valid.message());
     }
   }
   const TransformationParameter& transform = param_.transform_param();
@@ -114,9 +113,9 @@ Status AnnotatedDataLayer::SetUpSource(const TensorVec& top) {
 
   // The tops' shapes, and whether labels are boxes, from the first record.
   DT_RETURN_IF_ERROR(WithLayer(lmdb_->ReadAt(0)));
-  DT_RETURN_IF_ERROR(WithLayer(
-      ParseAnnotatedRecord(lmdb_->value(), lmdb_->key(), color_, &decoder_, &record_)
-          .WithContext(lmdb_->where())));
+  DT_RETURN_IF_ERROR(
+      WithLayer(ParseAnnotatedRecord(lmdb_->value(), lmdb_->key(), color_, &decoder_, &record_)
+                    .WithContext(lmdb_->where())));
   const AnnotatedDataParameter& anno = param_.annotated_data_param();
   type_given_ = anno.has_anno_type();
   boxes_ = record_.has_type || type_given_;
@@ -126,8 +125,8 @@ Status AnnotatedDataLayer::SetUpSource(const TensorVec& top) {
       transformer_->OutputShape(image.channels, image.height, image.width);
   top_shapes_ = {{batch_size_, shape[0], shape[1], shape[2]}};
   top_shapes_.push_back(boxes_ ? std::vector<int>{1, 1, 1, 8} : std::vector<int>{batch_size_});
-  DT_LOG(INFO) << "output data size: " << batch_size_ << "," << shape[0] << "," << shape[1]
-               << "," << shape[2];
+  DT_LOG(INFO) << "output data size: " << batch_size_ << "," << shape[0] << "," << shape[1] << ","
+               << shape[2];
   return Status::Ok();
 }
 
@@ -139,9 +138,8 @@ Status AnnotatedDataLayer::ShardChanged(bool started) {
 
 Status AnnotatedDataLayer::ReadAugmented(int64_t position, Rng& rng) {
   DT_RETURN_IF_ERROR(lmdb_->ReadAt(position));
-  DT_RETURN_IF_ERROR(
-      ParseAnnotatedRecord(lmdb_->value(), lmdb_->key(), color_, &decoder_, &record_)
-          .WithContext(lmdb_->where()));
+  DT_RETURN_IF_ERROR(ParseAnnotatedRecord(lmdb_->value(), lmdb_->key(), color_, &decoder_, &record_)
+                         .WithContext(lmdb_->where()));
   if (boxes_ && !type_given_ && (!record_.has_type || record_.type != anno_type_)) {
     return DataLoss(lmdb_->where_record() +
                     (record_.has_type ? " states another AnnotationType than the first record"
@@ -189,10 +187,10 @@ Status AnnotatedDataLayer::LoadBatch(Batch* batch) {
                       " image but this batch's first record gives " + ShapeString(first_shape) +
                       " (set transform_param.resize_param to give every image one size)");
     }
-    DT_RETURN_IF_ERROR(transformer_
-                           ->Transform(image, rng, batch->data.mutable_data() + item * item_size,
-                                       &record_.boxes)
-                           .WithContext(lmdb_->where_record()));
+    DT_RETURN_IF_ERROR(
+        transformer_
+            ->Transform(image, rng, batch->data.mutable_data() + item * item_size, &record_.boxes)
+            .WithContext(lmdb_->where_record()));
     if (!boxes_) {
       batch->label.mutable_data()[item] = static_cast<float>(record_.label);
       continue;

@@ -79,8 +79,8 @@ class AnnotatedDataLayer : public PrefetchingDataLayer {
   std::unique_ptr<AnnotatedTransformer> transformer_;
   std::vector<detection::BatchSampler> samplers_;
   ImageColor color_ = ImageColor::kNative;
-  bool boxes_ = false;  // whether the label top holds boxes (else the Datums' labels)
-  int anno_type_ = 0;   // the annotation type of every record, when boxes_
+  bool boxes_ = false;       // whether the label top holds boxes (else the Datums' labels)
+  int anno_type_ = 0;        // the annotation type of every record, when boxes_
   bool type_given_ = false;  // annotated_data_param.anno_type set
   ImageDecoder decoder_;     // used by the prefetch thread only
   AnnotatedRecord record_;   // reused per record

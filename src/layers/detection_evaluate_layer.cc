@@ -8,6 +8,7 @@
 #include <string>
 
 #include "detection/box.h"
+#include "detection/result_files.h"
 #include "proto/detection_params.pb.h"
 #include "proto/layer_params.pb.h"
 #include "proto/net.pb.h"
@@ -65,22 +66,11 @@ Status DetectionEvaluateLayer::LayerSetUp(const TensorVec& bottom, const TensorV
 }
 
 Status DetectionEvaluateLayer::ReadNameSizeFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error("cannot read detection_evaluate_param.name_size_file '" + path + "'");
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    std::istringstream fields(line);
-    std::string name;
-    long long height = 0, width = 0;
-    if (!(fields >> name)) continue;  // a blank line
-    std::string rest;
-    if (!(fields >> height >> width) || (fields >> rest) || height < 1 || width < 1 ||
-        height > INT32_MAX || width > INT32_MAX) {
-      return Error("detection_evaluate_param.name_size_file '" + path + "' line " +
-                   std::to_string(number) +
-                   ": expected \"name height width\" with positive sizes, got \"" + line + "\"");
-    }
-    sizes_.emplace_back(static_cast<int>(height), static_cast<int>(width));
+  StatusOr<std::vector<detection::ImageNameSize>> images =
+      detection::ReadNameSizeFile(path, "detection_evaluate_param.name_size_file");
+  if (!images.ok()) return Error(images.status().message());
+  for (const detection::ImageNameSize& image : *images) {
+    sizes_.emplace_back(image.height, image.width);
   }
   return Status::Ok();
 }

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <string>
 
+#include "data/label_map.h"
+#include "proto/annotation.pb.h"
 #include "proto/detection_params.pb.h"
 #include "proto/net.pb.h"
 
@@ -54,13 +57,93 @@ Status DetectionOutputLayer::LayerSetUp(const TensorVec& bottom, const TensorVec
         "detection_output_param.visualize is not supported: the fork draws the detections in "
         "OpenCV windows; dtrain has no display");
   }
-  if (!p.save_output_param().output_directory().empty()) {
-    return Error(
-        "detection_output_param.save_output_param.output_directory is not supported yet: dtrain "
-        "does not write the fork's VOC, COCO or ILSVRC result files; the test mAP needs none "
-        "(remove save_output_param)");
+  return SetUpSaving();
+}
+
+Status DetectionOutputLayer::SetUpSaving() {
+  saving_.reset();
+  const SaveOutputParameter& s = param_.detection_output_param().save_output_param();
+  if (s.output_directory().empty()) return Status::Ok();
+  const std::string field = "detection_output_param.save_output_param";
+  if (s.label_map_file().empty() || s.name_size_file().empty()) {
+    return Error(field +
+                 ".output_directory needs label_map_file and name_size_file (the fork silently "
+                 "saves nothing without them)");
   }
+  auto saving = std::make_unique<Saving>();
+  StatusOr<detection::ResultFormat> format =
+      detection::ParseResultFormat(s.output_format(), field + ".output_format");
+  if (!format.ok()) return Error(format.status().message());
+  saving->files.format = *format;
+  saving->files.directory = s.output_directory();
+  saving->files.prefix = s.output_name_prefix();
+
+  StatusOr<LabelMap> map = ReadLabelMap(s.label_map_file());
+  if (!map.ok()) return Error(field + ".label_map_file: " + map.status().message());
+  std::map<int, std::string> names;
+  for (const LabelMapItem& item : map->item()) {
+    if (!names.emplace(item.label(), item.name()).second) {
+      return Error(field + ".label_map_file '" + s.label_map_file() + "' gives label " +
+                   std::to_string(item.label()) + " twice");
+    }
+  }
+  for (int c = 0; c < num_classes_; ++c) {
+    if (c == background_label_id_) continue;
+    const auto name = names.find(c);
+    if (name == names.end()) {
+      return Error(field + ".label_map_file '" + s.label_map_file() + "' has no name for class " +
+                   std::to_string(c) + " (num_classes is " + std::to_string(num_classes_) + ")");
+    }
+    saving->files.class_names[c] = name->second;
+  }
+
+  StatusOr<std::vector<detection::ImageNameSize>> images =
+      detection::ReadNameSizeFile(s.name_size_file(), field + ".name_size_file");
+  if (!images.ok()) return Error(images.status().message());
+  saving->images = std::move(images).value();
+  if (saving->images.empty()) return Error(field + ".name_size_file lists no image");
+  const uint64_t per_file = s.has_num_test_image() ? s.num_test_image() : saving->images.size();
+  if (per_file == 0 || per_file > saving->images.size()) {
+    return Error(field + ".num_test_image " + std::to_string(per_file) +
+                 " must be between 1 and the " + std::to_string(saving->images.size()) +
+                 " images of name_size_file");
+  }
+  saving->images_per_file = static_cast<int>(per_file);
+  if (s.has_resize_param()) {
+    const ResizeParameter& r = s.resize_param();
+    saving->resize = std::make_unique<detection::ResizeSettings>();
+    saving->resize->mode = static_cast<detection::ResizeMode>(r.resize_mode());
+    saving->resize->height = static_cast<float>(r.height());
+    saving->resize->width = static_cast<float>(r.width());
+    saving->resize->height_scale = static_cast<int>(r.height_scale());
+    saving->resize->width_scale = static_cast<int>(r.width_scale());
+    const std::string problem = detection::ResizeProblem(*saving->resize);
+    if (!problem.empty()) return Error(field + "." + problem);
+  }
+  std::error_code error;
+  std::filesystem::create_directories(saving->files.directory, error);
+  if (!std::filesystem::is_directory(saving->files.directory, error)) {
+    return Error("cannot create " + field + ".output_directory '" + saving->files.directory + "'");
+  }
+  saving_ = std::move(saving);
   return Status::Ok();
+}
+
+Status DetectionOutputLayer::SaveImage(const float* rows, int count) {
+  Saving& s = *saving_;
+  const detection::ImageNameSize& image = s.images[s.next_image];
+  for (int i = 0; i < count; ++i) {
+    const float* r = rows + i * 7;
+    const NormalizedBox pixels = detection::OutputPixelBox({r[3], r[4], r[5], r[6]}, image.height,
+                                                           image.width, s.resize.get());
+    s.detections.push_back({image.name, static_cast<int>(r[1]), r[2], pixels.xmin, pixels.ymin,
+                            pixels.xmax, pixels.ymax});
+  }
+  if (++s.next_image % s.images_per_file != 0) return Status::Ok();
+  s.next_image = 0;
+  const Status written = detection::WriteResultFiles(s.files, s.detections);
+  s.detections.clear();
+  return written.ok() ? Status::Ok() : Error(written.message());
 }
 
 Status DetectionOutputLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
@@ -108,6 +191,12 @@ Status DetectionOutputLayer::CheckFinite(const Tensor& t, const char* name) cons
 }
 
 Status DetectionOutputLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  if (saving_ && shard_count_ > 1) {
+    return Error("detection_output_param.save_output_param in a job of " +
+                 std::to_string(shard_count_) +
+                 " ranks is not supported yet: each rank sees only its share of the test images "
+                 "(write the result files with `dtrain test` in one process)");
+  }
   DT_RETURN_IF_ERROR(CheckFinite(*bottom[0], "bottom 0 (loc)"));
   DT_RETURN_IF_ERROR(CheckFinite(*bottom[1], "bottom 1 (conf)"));
   DT_RETURN_IF_ERROR(CheckFinite(*bottom[2], "bottom 2 (priors)"));
@@ -166,10 +255,14 @@ Status DetectionOutputLayer::ForwardImpl(const TensorVec& bottom, const TensorVe
       std::stable_sort(found.begin(), found.end(),
                        [](const Kept& a, const Kept& b) { return a.label < b.label; });
     }
+    const size_t first_row = rows.size();
     for (const Kept& k : found) {
       const NormalizedBox& b = decoded[share_location_ ? 0 : k.label][k.prior];
       rows.insert(rows.end(), {static_cast<float>(n), static_cast<float>(k.label), k.score, b.xmin,
                                b.ymin, b.xmax, b.ymax});
+    }
+    if (saving_) {
+      DT_RETURN_IF_ERROR(SaveImage(rows.data() + first_row, static_cast<int>(found.size())));
     }
   }
 

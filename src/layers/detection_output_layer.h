@@ -18,23 +18,37 @@
 // variance_encoded_in_target, confidence_threshold (a score must be above it; unset: -FLT_MAX),
 // nms_param (nms_threshold >= 0, top_k, eta in (0, 1]), keep_top_k (-1: all; else at most that
 // many detections per image, the highest scores over all classes; equal scores keep label and
-// NMS order). Refused by name: visualize (the fork opens windows with OpenCV) and
-// save_output_param.output_directory (the result files need a LabelMap, which dtrain's schema
-// lacks). Non-finite values in any of the three bottoms and, for CENTER_SIZE and CORNER_SIZE,
-// priors without a positive width and height are errors naming the bottom and position.
-// No gradient (the fork's Backward is not implemented): a net in which a bottom would need one is
-// an error when built.
+// NMS order). Refused by name: visualize (the fork opens windows with OpenCV).
+//
+// Result files (save_output_param, detection/result_files.h has the formats): with
+// output_directory set (created if missing; nothing in it is removed, unlike the fork, which
+// empties it), label_map_file and name_size_file are required (the fork silently saves nothing
+// without them): after every num_test_image images (default: every image of name_size_file, in
+// its order) the detections of those images are written in output_format (VOC, COCO, ILSVRC), the
+// boxes in pixels of each image's size from name_size_file (through save_output_param's
+// resize_param where the net's input was resized FIT_LARGE_SIZE_AND_PAD). Every class but the
+// background must have a name in the label map. Saving needs the whole test set in one process:
+// in a job of several ranks (SetShard with count > 1) Forward refuses it. Non-finite values in any
+// of the three bottoms and, for CENTER_SIZE and CORNER_SIZE, priors without a positive width and
+// height are errors naming the bottom and position. No gradient (the fork's Backward is not
+// implemented): a net in which a bottom would need one is an error when built.
 #pragma once
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "detection/box_coder.h"
 #include "detection/nms.h"
+#include "detection/output_box.h"
+#include "detection/result_files.h"
 #include "layers/layer.h"
+#include "layers/sharded_source.h"
 
 namespace dtrain {
 
-class DetectionOutputLayer : public Layer {
+// A ShardedSource only to learn the job's rank count (it reads no records).
+class DetectionOutputLayer : public Layer, public ShardedSource {
  public:
   DetectionOutputLayer(const LayerParameter& p, const LayerContext& c) : Layer(p, c) {}
   const char* type() const override { return "DetectionOutput"; }
@@ -44,6 +58,7 @@ class DetectionOutputLayer : public Layer {
   bool HasGradient() const override { return false; }
   bool AllowForceBackward(int bottom_index) const override { return false; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+  void SetShard(int index, int count) override { shard_count_ = count; }
 
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
@@ -55,6 +70,23 @@ class DetectionOutputLayer : public Layer {
  private:
   // An error naming the first non-finite value of bottom `index`, or OK.
   Status CheckFinite(const Tensor& t, const char* name) const;
+  // save_output_param: checks it and reads its files (saving_ stays null without it).
+  Status SetUpSaving();
+  // Adds image n's rows (7 values each) to the saved detections; writes the files after every
+  // num_test_image images.
+  Status SaveImage(const float* rows, int count);
+
+  // The result files being gathered, when save_output_param asks for them.
+  struct Saving {
+    detection::ResultFiles files;
+    std::vector<detection::ImageNameSize> images;  // name_size_file
+    int images_per_file = 0;                       // num_test_image
+    int next_image = 0;                            // of `images`, for the next image seen
+    std::unique_ptr<detection::ResizeSettings> resize;
+    std::vector<detection::SavedDetection> detections;
+  };
+  std::unique_ptr<Saving> saving_;
+  int shard_count_ = 1;
 
   int num_classes_ = 0;
   bool share_location_ = true;

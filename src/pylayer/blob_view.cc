@@ -40,8 +40,8 @@ std::vector<int> ReshapeDims(const py::args& args, const char* what) {
   std::vector<int> shape;
   for (const py::handle& d : dims) {
     if (!PyIndex_Check(d.ptr())) {
-      throw py::type_error(std::string(what) + ": dimensions must be integers, not " +
-                           TypeName(d) + " (" + py::repr(d).cast<std::string>() + ")");
+      throw py::type_error(std::string(what) + ": dimensions must be integers, not " + TypeName(d) +
+                           " (" + py::repr(d).cast<std::string>() + ")");
     }
     const py::int_ value = py::reinterpret_steal<py::int_>(PyNumber_Index(d.ptr()));
     if (!value) throw py::error_already_set();

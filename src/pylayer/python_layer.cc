@@ -22,8 +22,8 @@ namespace {
 
 // `text` as a str, bytes that are not UTF-8 written \xNN.
 py::str Text(const std::string& text) {
-  PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
-                                     "backslashreplace");
+  PyObject* s =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
   if (s == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::str>(s);
 }
@@ -31,8 +31,8 @@ py::str Text(const std::string& text) {
 // The exception being handled as Python prints it: the traceback, then the exception.
 std::string Traceback(py::error_already_set& e) {
   try {
-    py::list lines = py::module_::import("traceback")
-                         .attr("format_exception")(e.type(), e.value(), e.trace());
+    py::list lines =
+        py::module_::import("traceback").attr("format_exception")(e.type(), e.value(), e.trace());
     std::string text;
     for (const py::handle& line : lines) {
       text += py::reinterpret_borrow<py::str>(line)
@@ -103,8 +103,9 @@ Status PythonLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
     }
     if (!py::hasattr(module, p.layer().c_str())) {
       py::object file = py::getattr(module, "__file__", py::none());
-      throw py::attribute_error("module '" + p.module() + "' (" + py::str(file).cast<std::string>() +
-                                ") has no class '" + p.layer() + "'");
+      throw py::attribute_error("module '" + p.module() + "' (" +
+                                py::str(file).cast<std::string>() + ") has no class '" + p.layer() +
+                                "'");
     }
     cls = module.attr(p.layer().c_str());
   });

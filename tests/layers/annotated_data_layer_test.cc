@@ -120,11 +120,10 @@ TEST_F(AnnotatedDataLayerTest, LabelRowsListTheBatchsBoxes) {
   EXPECT_EQ(data_.shape(), (std::vector<int>{2, 1, 2, 3}));
   EXPECT_EQ(testing::Values(data_), (std::vector<float>{0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12}));
   EXPECT_EQ(label_.shape(), (std::vector<int>{1, 1, 4, 8}));
-  EXPECT_EQ(testing::Values(label_), (std::vector<float>{
-                                         0, 2, 0, 0.1f, 0.2f, 0.5f, 0.6f, 0,  //
-                                         0, 1, 0, 0.f, 0.f, 1.f, 1.f, 1,      //
-                                         1, 2, 0, 0.3f, 0.3f, 0.4f, 0.9f, 0,  //
-                                         1, 2, 1, 0.5f, 0.5f, 0.7f, 0.7f, 0}));
+  EXPECT_EQ(testing::Values(label_), (std::vector<float>{0, 2, 0, 0.1f, 0.2f, 0.5f, 0.6f, 0,  //
+                                                         0, 1, 0, 0.f,  0.f,  1.f,  1.f,  1,  //
+                                                         1, 2, 0, 0.3f, 0.3f, 0.4f, 0.9f, 0,  //
+                                                         1, 2, 1, 0.5f, 0.5f, 0.7f, 0.7f, 0}));
   // Records 2 (no boxes) and 0 again: only record 0's boxes, as item 1.
   ASSERT_TRUE(Forward().ok());
   EXPECT_EQ(label_.shape(), (std::vector<int>{1, 1, 2, 8}));
@@ -194,8 +193,8 @@ TEST_F(AnnotatedDataLayerTest, SamplersCropTheImageAndItsBoxes) {
   for (const detection::NormalizedBox& object : objects) {
     detection::NormalizedBox projected;
     if (!detection::ProjectBox(crop, object, &projected)) continue;
-    rows.insert(rows.end(), {0, static_cast<float>(object.label), 0, projected.xmin,
-                             projected.ymin, projected.xmax, projected.ymax, 0});
+    rows.insert(rows.end(), {0, static_cast<float>(object.label), 0, projected.xmin, projected.ymin,
+                             projected.xmax, projected.ymax, 0});
   }
   if (rows.empty()) rows.assign(8, -1.f);
   const std::vector<float> got = testing::Values(label_);
@@ -265,8 +264,9 @@ TEST_F(AnnotatedDataLayerTest, BadRecordsAndSettingsAreNamed) {
   const std::string prefix = "layer 'data' (AnnotatedData): ";
   WriteRecords(dir_.Path("garbage"), std::vector<std::string>{"\x0a\xff\xff\xff\x0f", "x"});
   EXPECT_EQ(SetupAndForward(Param(dir_.Path("garbage"), 1)).message().rfind(prefix, 0), 0u);
-  EXPECT_NE(SetupAndForward(Param(dir_.Path("garbage"), 1)).message().find("not a valid AnnotatedDatum"),
-            std::string::npos);
+  EXPECT_NE(
+      SetupAndForward(Param(dir_.Path("garbage"), 1)).message().find("not a valid AnnotatedDatum"),
+      std::string::npos);
 
   const float nan = std::numeric_limits<float>::quiet_NaN();
   WriteRecords(dir_.Path("nan"), {Record(0, 2, 2, {}), Record(1, 2, 2, {{1, nan, 0, 1, 1}})});

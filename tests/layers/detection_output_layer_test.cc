@@ -131,13 +131,6 @@ TEST(DetectionOutputLayerTest, RefusesBadParametersByName) {
             prefix +
                 "detection_output_param.visualize is not supported: the fork draws the "
                 "detections in OpenCV windows; dtrain has no display");
-  EXPECT_EQ(
-      SetupAndForward(Det("num_classes: 3 save_output_param { output_directory: '/tmp/x' }"), &in)
-          .message(),
-      prefix +
-          "detection_output_param.save_output_param.output_directory is not supported yet: dtrain "
-          "does not write the fork's VOC, COCO or ILSVRC result files; the test mAP needs none "
-          "(remove save_output_param)");
 }
 
 TEST(DetectionOutputLayerTest, RefusesBottomsThatDoNotMatchThePriors) {
