@@ -81,8 +81,8 @@ StatusOr<std::vector<ImageNameSize>> ReadNameSizeFile(const std::string& path,
     if (!(fields >> height >> width) || (fields >> rest) || height < 1 || width < 1 ||
         height > INT32_MAX || width > INT32_MAX) {
       return InvalidArgument(field + " '" + path + "' line " + std::to_string(number) +
-                             ": expected \"name height width\" with positive sizes, got \"" +
-                             line + "\"");
+                             ": expected \"name height width\" with positive sizes, got \"" + line +
+                             "\"");
     }
     images.push_back({name, static_cast<int>(height), static_cast<int>(width)});
   }
@@ -121,8 +121,8 @@ Status WriteResultFiles(const ResultFiles& files, const std::vector<SavedDetecti
     for (const SavedDetection& d : detections) {
       IntegerCorners(d, c);
       text += d.image + " " + std::to_string(d.label) + " " + Number(d.score) + " " +
-              std::to_string(c[0]) + " " + std::to_string(c[1]) + " " + std::to_string(c[2]) +
-              " " + std::to_string(c[3]) + "\n";
+              std::to_string(c[0]) + " " + std::to_string(c[1]) + " " + std::to_string(c[2]) + " " +
+              std::to_string(c[3]) + "\n";
     }
     return WriteWhole(base + ".txt", text);
   }
@@ -134,8 +134,8 @@ Status WriteResultFiles(const ResultFiles& files, const std::vector<SavedDetecti
             ", \"category_id\": " +
             JsonString(name == files.class_names.end() ? std::to_string(d.label) : name->second) +
             ", \"bbox\": [" + Number(Hundredths(d.xmin)) + ", " + Number(Hundredths(d.ymin)) +
-            ", " + Number(Hundredths(d.xmax - d.xmin)) + ", " + Number(Hundredths(d.ymax - d.ymin)) +
-            "], \"score\": " + Number(d.score) + "}";
+            ", " + Number(Hundredths(d.xmax - d.xmin)) + ", " +
+            Number(Hundredths(d.ymax - d.ymin)) + "], \"score\": " + Number(d.score) + "}";
   }
   text += "\n]\n";
   return WriteWhole(base + ".json", text);

@@ -113,12 +113,12 @@ TEST(OnePassCheck, UnknownFieldsAndUnknownTypesAreNamedInOneRun) {
                 "input: 'data' input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
                 "layer { name: 'c' type: 'Convolution' bottom: 'data' top: 'c'\n"
                 "        convolution_param { num_output: 2 kernel_size: 3 coeff: 1.5 } }\n"
-                "layer { name: 'rpn' type: 'Python' bottom: 'c' top: 'r' }\n");
+                "layer { name: 'zoom' type: 'Interp' bottom: 'c' top: 'r' }\n");
   const std::string net = dir.Path("intel.prototxt");
   const std::string field = net + ":3:58: unknown field \"coeff\" in ConvolutionParameter";
   const std::string types = net +
                             ": 1 layer(s) of a type dtrain does not have:\n"
-                            "  layer 'rpn': unknown layer type \"Python\"";
+                            "  layer 'zoom': unknown layer type \"Interp\"";
   auto r = RunDtrain("check --model=" + net);
   EXPECT_FAILS_WITH(r, field + "\n" + types);
   WriteTextFile(dir.Path("solver.prototxt"),

@@ -110,7 +110,8 @@ TEST_F(DetectionOutputSavingTest, OtherFilesInTheDirectoryAreKept) {
 }
 
 TEST_F(DetectionOutputSavingTest, BadSettingsAreNamed) {
-  const std::string prefix = "layer 'det' (DetectionOutput): detection_output_param.save_output_param";
+  const std::string prefix =
+      "layer 'det' (DetectionOutput): detection_output_param.save_output_param";
   EXPECT_EQ(SetupAndForward("output_format: 'PASCAL'").message(),
             prefix + ".output_format must be VOC, COCO or ILSVRC, got \"PASCAL\"");
   EXPECT_EQ(SetupAndForward("output_format: 'VOC' num_test_image: 3").message(),
