@@ -14,6 +14,7 @@
 #include "layers/batch_reindex_layer.h"
 #include "layers/bias_layer.h"
 #include "layers/bnll_layer.h"
+#include "layers/box_data_layer.h"
 #include "layers/clip_layer.h"
 #include "layers/concat_layer.h"
 #include "layers/contrastive_loss_layer.h"
@@ -29,6 +30,7 @@
 #include "layers/elu_layer.h"
 #include "layers/embed_layer.h"
 #include "layers/euclidean_loss_layer.h"
+#include "layers/eval_detection_layer.h"
 #include "layers/exp_layer.h"
 #include "layers/filter_layer.h"
 #include "layers/flatten_layer.h"
@@ -58,6 +60,7 @@
 #include "layers/prior_box_layer.h"
 #include "layers/psroi_pooling_layer.h"
 #include "layers/reduction_layer.h"
+#include "layers/region_loss_layer.h"
 #include "layers/relu_layer.h"
 #include "layers/reorg_layer.h"
 #include "layers/reshape_layer.h"
@@ -103,6 +106,7 @@ const std::map<std::string, Factory>& Table() {
       {"BNLL", Make<BNLLLayer>()},
       {"BatchNorm", Make<BatchNormLayer>()},
       {"BatchReindex", Make<BatchReindexLayer>()},
+      {"BoxData", Make<BoxDataLayer>()},  // YOLO ports (Intel Caffe)
       {"Bias", Make<BiasLayer>()},
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
@@ -122,6 +126,7 @@ const std::map<std::string, Factory>& Table() {
       {"Eltwise", Make<EltwiseLayer>()},
       {"Embed", Make<EmbedLayer>()},
       {"EuclideanLoss", Make<EuclideanLossLayer>()},
+      {"EvalDetection", Make<EvalDetectionLayer>()},  // YOLO v2 ports (Intel Caffe)
       {"Exp", Make<ExpLayer>()},
       {"Filter", Make<FilterLayer>()},
       {"Flatten", Make<FlattenLayer>()},
@@ -154,6 +159,7 @@ const std::map<std::string, Factory>& Table() {
       {"ReLU", Make<ReLULayer>()},
       {"Reorg", Make<ReorgLayer>()},  // YOLO v2 ports
       {"Reduction", Make<ReductionLayer>()},
+      {"RegionLoss", Make<RegionLossLayer>()},  // YOLO v2 ports (Intel Caffe)
       {"Reshape", Make<ReshapeLayer>()},
       {"Scale", Make<ScaleLayer>()},
       {"Sigmoid", Make<SigmoidLayer>()},
