@@ -16,8 +16,8 @@ namespace {
 // with a box centre inside the image keeps one with probability at least 1 / 120 per draw.
 constexpr int kMaxCropDraws = 10000;
 
-// The transform_param fields BoxData refuses, with why.
-Status RefusedTransformField(const TransformationParameter& t, std::string* field) {
+// The first transform_param field BoxData refuses, with why.
+Status RefusedTransformField(const TransformationParameter& t) {
   const std::pair<bool, const char*> refused[] = {
       {t.crop_size() > 0 || t.crop_h() > 0 || t.crop_w() > 0, "crop_size"},
       {t.mirror(), "mirror"},
@@ -32,7 +32,6 @@ Status RefusedTransformField(const TransformationParameter& t, std::string* fiel
   };
   for (const auto& [set, name] : refused) {
     if (set) {
-      *field = name;
       return InvalidArgument("transform_param." + std::string(name) +
                              " is not supported by BoxData: Intel's BoxData would change the "
                              "image without moving its boxes");
@@ -47,6 +46,17 @@ BoxDataLayer::BoxDataLayer(const LayerParameter& p, const LayerContext& c)
     : PrefetchingDataLayer(p, c), seed_(c.seed) {}
 
 BoxDataLayer::~BoxDataLayer() { StopPrefetching(); }
+
+LayerInputs BoxDataLayer::Inputs(const LayerParameter& p) {
+  LayerInputs in;
+  in.format = RecordsFormat::kBoxLmdb;
+  in.records = p.data_param().source();
+  return in;
+}
+
+void BoxDataLayer::SetRecords(LayerParameter* p, const std::string& records) {
+  p->mutable_data_param()->set_source(records);
+}
 
 Status BoxDataLayer::SetUpSource(const TensorVec& top) {
   const DataParameter& data = param_.data_param();
@@ -67,8 +77,7 @@ Status BoxDataLayer::SetUpSource(const TensorVec& top) {
         "in dtrain's schema");
   }
   const TransformationParameter& transform = param_.transform_param();
-  std::string field;
-  const Status refused = RefusedTransformField(transform, &field);
+  const Status refused = RefusedTransformField(transform);
   if (!refused.ok()) return Error(refused.message());
   if (transform.force_color() && transform.force_gray()) {
     return Error("transform_param: cannot specify both force_color and force_gray");

@@ -210,8 +210,11 @@ InputsOfType InputsOf() {
 // The layer types that read records from files (layer_inputs.h); every other type reads none.
 const std::map<std::string, InputsOfType>& InputsTable() {
   static const std::map<std::string, InputsOfType> table = {
-      {"AnnotatedData", InputsOf<AnnotatedDataLayer>()}, {"Data", InputsOf<DataLayer>()},
-      {"HDF5Data", InputsOf<HDF5DataLayer>()},           {"ImageData", InputsOf<ImageDataLayer>()},
+      {"AnnotatedData", InputsOf<AnnotatedDataLayer>()},
+      {"BoxData", InputsOf<BoxDataLayer>()},
+      {"Data", InputsOf<DataLayer>()},
+      {"HDF5Data", InputsOf<HDF5DataLayer>()},
+      {"ImageData", InputsOf<ImageDataLayer>()},
       {"WindowData", InputsOf<WindowDataLayer>()},
   };
   return table;

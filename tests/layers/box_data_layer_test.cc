@@ -11,6 +11,7 @@
 #include "core/rng.h"
 #include "data/image_encode.h"
 #include "data/lmdb_db.h"
+#include "layers/layer_inputs.h"
 #include "proto/blob.pb.h"
 #include "proto/net.pb.h"
 #include "testing/files.h"
@@ -197,6 +198,15 @@ TEST_F(BoxDataLayerTest, RefusesParametersAndRecordsByName) {
     EXPECT_NE(message.find(records[k].second), std::string::npos) << message;
     EXPECT_EQ(message.rfind(prefix, 0), 0u) << message;
   }
+}
+
+TEST(BoxDataInputsTest, NamesItsLmdbForLaunchToStage) {
+  LayerParameter p = Param("voc_boxes_lmdb", 8);
+  LayerInputs in = InputsOfLayer(p);
+  EXPECT_EQ(in.format, RecordsFormat::kBoxLmdb);
+  EXPECT_EQ(in.records, "voc_boxes_lmdb");
+  ASSERT_TRUE(SetRecordsOfLayer(&p, "rank0_lmdb").ok());
+  EXPECT_EQ(p.data_param().source(), "rank0_lmdb");
 }
 
 }  // namespace
