@@ -22,6 +22,8 @@ enum class RecordsFormat {
   kWindowFile,     // a window file (WindowData)
   kAnnotatedLmdb,  // an LMDB of AnnotatedDatum records (AnnotatedData; not served by a data server
                    // yet)
+  kBoxLmdb,        // an LMDB of encoded Datums with boxes in float_data (BoxData; not served by a
+                   // data server)
 };
 
 struct LayerInputs {

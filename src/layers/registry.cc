@@ -16,6 +16,7 @@
 #include "layers/batch_reindex_layer.h"
 #include "layers/bias_layer.h"
 #include "layers/bnll_layer.h"
+#include "layers/box_data_layer.h"
 #include "layers/clip_layer.h"
 #include "layers/concat_layer.h"
 #include "layers/contrastive_loss_layer.h"
@@ -31,6 +32,7 @@
 #include "layers/elu_layer.h"
 #include "layers/embed_layer.h"
 #include "layers/euclidean_loss_layer.h"
+#include "layers/eval_detection_layer.h"
 #include "layers/exp_layer.h"
 #include "layers/filter_layer.h"
 #include "layers/flatten_layer.h"
@@ -60,6 +62,7 @@
 #include "layers/prior_box_layer.h"
 #include "layers/psroi_pooling_layer.h"
 #include "layers/reduction_layer.h"
+#include "layers/region_loss_layer.h"
 #include "layers/relu_layer.h"
 #include "layers/reorg_layer.h"
 #include "layers/reshape_layer.h"
@@ -105,6 +108,7 @@ const std::map<std::string, Factory>& Table() {
       {"BNLL", Make<BNLLLayer>()},
       {"BatchNorm", Make<BatchNormLayer>()},
       {"BatchReindex", Make<BatchReindexLayer>()},
+      {"BoxData", Make<BoxDataLayer>()},  // YOLO ports (Intel Caffe)
       {"Bias", Make<BiasLayer>()},
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
@@ -124,6 +128,7 @@ const std::map<std::string, Factory>& Table() {
       {"Eltwise", Make<EltwiseLayer>()},
       {"Embed", Make<EmbedLayer>()},
       {"EuclideanLoss", Make<EuclideanLossLayer>()},
+      {"EvalDetection", Make<EvalDetectionLayer>()},  // YOLO v2 ports (Intel Caffe)
       {"Exp", Make<ExpLayer>()},
       {"Filter", Make<FilterLayer>()},
       {"Flatten", Make<FlattenLayer>()},
@@ -156,6 +161,7 @@ const std::map<std::string, Factory>& Table() {
       {"ReLU", Make<ReLULayer>()},
       {"Reorg", Make<ReorgLayer>()},  // YOLO v2 ports
       {"Reduction", Make<ReductionLayer>()},
+      {"RegionLoss", Make<RegionLossLayer>()},  // YOLO v2 ports (Intel Caffe)
       {"Reshape", Make<ReshapeLayer>()},
       {"Scale", Make<ScaleLayer>()},
       {"Sigmoid", Make<SigmoidLayer>()},
@@ -217,8 +223,11 @@ InputsOfType InputsOf() {
 // The layer types that read records from files (layer_inputs.h); every other type reads none.
 const std::map<std::string, InputsOfType>& InputsTable() {
   static const std::map<std::string, InputsOfType> table = {
-      {"AnnotatedData", InputsOf<AnnotatedDataLayer>()}, {"Data", InputsOf<DataLayer>()},
-      {"HDF5Data", InputsOf<HDF5DataLayer>()},           {"ImageData", InputsOf<ImageDataLayer>()},
+      {"AnnotatedData", InputsOf<AnnotatedDataLayer>()},
+      {"BoxData", InputsOf<BoxDataLayer>()},
+      {"Data", InputsOf<DataLayer>()},
+      {"HDF5Data", InputsOf<HDF5DataLayer>()},
+      {"ImageData", InputsOf<ImageDataLayer>()},
       {"WindowData", InputsOf<WindowDataLayer>()},
   };
   return table;

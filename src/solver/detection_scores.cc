@@ -131,4 +131,21 @@ std::vector<bool> DetectionEvaluationOutputs(const Net& net) {
   return found;
 }
 
+Status RefuseEvalDetectionOutputs(const Net& net) {
+  for (int id : net.output_blob_indices()) {
+    for (size_t i = 0; i < net.layers().size(); ++i) {
+      for (int top : net.top_ids()[i]) {
+        if (top != id || std::string(net.layers()[i]->type()) != "EvalDetection") continue;
+        return InvalidArgument(
+            "test output '" + net.blob_names()[id] +
+            "' is EvalDetection's (per image: counts per class, then [label, score, tp, fp] "
+            "rows), not DetectionEvaluate's rows of 5: eval_type \"detection\" cannot score it "
+            "(Intel Caffe's solver stops at it too); eval_type \"classification\" averages each "
+            "of its values over the test iterations, as Intel's does");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace dtrain

@@ -63,4 +63,9 @@ class DetectionScores {
 // Which outputs of `net` (in output_blob_indices order) are tops of DetectionEvaluate layers.
 std::vector<bool> DetectionEvaluationOutputs(const Net& net);
 
+// An error naming the first output of `net` that is a top of an EvalDetection layer (YOLO's
+// per-image counts and [label, score, tp, fp] rows, which DetectionScores would misread as rows
+// of 5; Intel Caffe's eval_type "detection" stops at it as well), else Ok.
+Status RefuseEvalDetectionOutputs(const Net& net);
+
 }  // namespace dtrain

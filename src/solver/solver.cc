@@ -385,6 +385,7 @@ StatusOr<TestReport> Solver::Test(int test_net_id) {
 
 StatusOr<TestReport> Solver::TestDetection(int test_net_id) {
   Net& net = *test_nets_[test_net_id];
+  DT_RETURN_IF_ERROR(RefuseEvalDetectionOutputs(net));
   DT_ASSIGN_OR_RETURN(const detection::ApVersion version,
                       detection::ParseApVersion(param_.ap_version()));
   const int outputs = static_cast<int>(net.output_blob_indices().size());
