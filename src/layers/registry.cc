@@ -14,6 +14,7 @@
 #include "layers/batch_reindex_layer.h"
 #include "layers/bias_layer.h"
 #include "layers/bnll_layer.h"
+#include "layers/box_annotator_ohem_layer.h"
 #include "layers/clip_layer.h"
 #include "layers/concat_layer.h"
 #include "layers/contrastive_loss_layer.h"
@@ -70,8 +71,10 @@
 #include "layers/silence_layer.h"
 #include "layers/slice_layer.h"
 #include "layers/smooth_l1_loss_layer.h"
+#include "layers/smooth_l1_loss_ohem_layer.h"
 #include "layers/softmax_layer.h"
 #include "layers/softmax_with_loss_layer.h"
+#include "layers/softmax_with_loss_ohem_layer.h"
 #include "layers/split_layer.h"
 #include "layers/spp_layer.h"
 #include "layers/swish_layer.h"
@@ -104,6 +107,7 @@ const std::map<std::string, Factory>& Table() {
       {"BatchNorm", Make<BatchNormLayer>()},
       {"BatchReindex", Make<BatchReindexLayer>()},
       {"Bias", Make<BiasLayer>()},
+      {"BoxAnnotatorOHEM", Make<BoxAnnotatorOHEMLayer>()},  // R-FCN
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
       {"ContrastiveLoss", Make<ContrastiveLossLayer>()},
@@ -162,9 +166,11 @@ const std::map<std::string, Factory>& Table() {
       {"SigmoidCrossEntropyLoss", Make<SigmoidCrossEntropyLossLayer>()},
       {"Silence", Make<SilenceLayer>()},
       {"Slice", Make<SliceLayer>()},
-      {"SmoothL1Loss", Make<SmoothL1LossLayer>()},  // Fast R-CNN
+      {"SmoothL1Loss", Make<SmoothL1LossLayer>()},          // Fast R-CNN
+      {"SmoothL1LossOHEM", Make<SmoothL1LossOHEMLayer>()},  // R-FCN
       {"Softmax", Make<SoftmaxLayer>()},
       {"SoftmaxWithLoss", Make<SoftmaxWithLossLayer>()},
+      {"SoftmaxWithLossOHEM", Make<SoftmaxWithLossOHEMLayer>()},  // R-FCN
       {"Split", Make<SplitLayer>()},
       {"Swish", Make<SwishLayer>()},
       {"TanH", Make<TanHLayer>()},
