@@ -1,21 +1,10 @@
 #include "detection/mining.h"
 
 #include <algorithm>
-#include <cmath>
+
+#include "detection/ranking.h"
 
 namespace dtrain::detection {
-namespace {
-
-// Whether (score a, index i) ranks before (score b, index j): NaN first, then higher scores,
-// then lower indices. A strict total order, so sorting is deterministic even with NaN.
-bool RanksBefore(float a, int i, float b, int j) {
-  const bool a_nan = std::isnan(a), b_nan = std::isnan(b);
-  if (a_nan != b_nan) return a_nan;
-  if (!a_nan && a != b) return a > b;
-  return i < j;
-}
-
-}  // namespace
 
 void SuppressByLoss(const std::vector<NormalizedBox>& boxes, const std::vector<float>& scores,
                     float threshold, int top_k, int max_kept, MiningScratch* scratch) {

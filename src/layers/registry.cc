@@ -16,6 +16,7 @@
 #include "layers/batch_reindex_layer.h"
 #include "layers/bias_layer.h"
 #include "layers/bnll_layer.h"
+#include "layers/box_annotator_ohem_layer.h"
 #include "layers/box_data_layer.h"
 #include "layers/clip_layer.h"
 #include "layers/concat_layer.h"
@@ -75,8 +76,10 @@
 #include "layers/silence_layer.h"
 #include "layers/slice_layer.h"
 #include "layers/smooth_l1_loss_layer.h"
+#include "layers/smooth_l1_loss_ohem_layer.h"
 #include "layers/softmax_layer.h"
 #include "layers/softmax_with_loss_layer.h"
+#include "layers/softmax_with_loss_ohem_layer.h"
 #include "layers/split_layer.h"
 #include "layers/spp_layer.h"
 #include "layers/swish_layer.h"
@@ -110,6 +113,7 @@ const std::map<std::string, Factory>& Table() {
       {"BatchReindex", Make<BatchReindexLayer>()},
       {"BoxData", Make<BoxDataLayer>()},  // YOLO ports (Intel Caffe)
       {"Bias", Make<BiasLayer>()},
+      {"BoxAnnotatorOHEM", Make<BoxAnnotatorOHEMLayer>()},  // R-FCN
       {"Clip", Make<ClipLayer>()},
       {"Concat", Make<ConcatLayer>()},
       {"ContrastiveLoss", Make<ContrastiveLossLayer>()},
@@ -170,9 +174,11 @@ const std::map<std::string, Factory>& Table() {
       {"SigmoidCrossEntropyLoss", Make<SigmoidCrossEntropyLossLayer>()},
       {"Silence", Make<SilenceLayer>()},
       {"Slice", Make<SliceLayer>()},
-      {"SmoothL1Loss", Make<SmoothL1LossLayer>()},  // Fast R-CNN
+      {"SmoothL1Loss", Make<SmoothL1LossLayer>()},          // Fast R-CNN
+      {"SmoothL1LossOHEM", Make<SmoothL1LossOHEMLayer>()},  // R-FCN
       {"Softmax", Make<SoftmaxLayer>()},
       {"SoftmaxWithLoss", Make<SoftmaxWithLossLayer>()},
+      {"SoftmaxWithLossOHEM", Make<SoftmaxWithLossOHEMLayer>()},  // R-FCN
       {"Split", Make<SplitLayer>()},
       {"Swish", Make<SwishLayer>()},
       {"TanH", Make<TanHLayer>()},

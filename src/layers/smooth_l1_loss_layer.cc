@@ -1,24 +1,14 @@
 #include "layers/smooth_l1_loss_layer.h"
 
-#include <array>
 #include <cmath>
 #include <string>
 
+#include "layers/smooth_l1.h"
 #include "proto/detection_params.pb.h"
 #include "proto/layer_params.pb.h"
 #include "proto/net.pb.h"
 
 namespace dtrain {
-namespace {
-
-// Caffe's legacy num, channels, height, width of a tensor of at most 4 axes.
-std::array<int, 4> LegacyShape(const Tensor& t) {
-  std::array<int, 4> dims = {1, 1, 1, 1};
-  for (int k = 0; k < t.num_axes(); ++k) dims[k] = t.shape(k);
-  return dims;
-}
-
-}  // namespace
 
 Status SmoothL1LossLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& top) {
   if (bottom.size() == 3) {
@@ -38,22 +28,8 @@ Status SmoothL1LossLayer::LayerSetUp(const TensorVec& bottom, const TensorVec& t
 }
 
 Status SmoothL1LossLayer::Reshape(const TensorVec& bottom, const TensorVec& top) {
-  static const char* const kNames[4] = {"the prediction (bottom 0)", "the target (bottom 1)",
-                                        "bbox_inside_weights (bottom 2)",
-                                        "bbox_outside_weights (bottom 3)"};
-  for (size_t k = 0; k < bottom.size(); ++k) {
-    if (bottom[k]->num_axes() > 4) {
-      return Error(std::string(kNames[k]) + " has more than 4 axes (Caffe compares num, " +
-                   "channels, height and width), got " + bottom[k]->ShapeString());
-    }
-    if (k > 0 && LegacyShape(*bottom[k]) != LegacyShape(*bottom[0])) {
-      return Error(std::string(kNames[k]) + " must have the shape of " + kNames[0] + ", " +
-                   bottom[0]->ShapeString() + ", got " + bottom[k]->ShapeString());
-    }
-  }
-  if (bottom[0]->num_axes() == 0) {
-    return Error("the prediction (bottom 0) needs a batch axis, got a scalar");
-  }
+  const std::string problem = SmoothL1BottomsProblem(bottom);
+  if (!problem.empty()) return Error(problem);
   difference_.ReshapeLike(*bottom[0]);
   top[0]->Reshape({});
   return Status::Ok();
@@ -70,15 +46,11 @@ Status SmoothL1LossLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& 
   const float* w_in = weighted_ ? bottom[2]->data() : nullptr;
   const float* w_out = weighted_ ? bottom[3]->data() : nullptr;
   float* d = difference_.mutable_data();
-  // The branch test and the two pieces in double, as Caffe's 1.0 / sigma2 makes them.
-  const double bound = 1.0 / sigma2_;
   double sum = 0;
   for (int64_t i = 0; i < count; ++i) {
     d[i] = p[i] - t[i];
     if (weighted_) d[i] *= w_in[i];
-    const double magnitude = std::fabs(d[i]);
-    float error = magnitude < bound ? static_cast<float>(0.5 * d[i] * d[i] * sigma2_)
-                                    : static_cast<float>(magnitude - 0.5 / sigma2_);
+    float error = SmoothL1(d[i], sigma2_);
     if (weighted_) error *= w_out[i];
     sum += error;
   }
@@ -96,15 +68,12 @@ void SmoothL1LossLayer::BackwardImpl(const TensorVec& top, const std::vector<boo
   const float* d = difference_.data();
   const float* w_in = weighted_ ? bottom[2]->data() : nullptr;
   const float* w_out = weighted_ ? bottom[3]->data() : nullptr;
-  const double bound = 1.0 / sigma2_;
   for (int k = 0; k < 2; ++k) {
     if (!propagate_down[k]) continue;
     const float alpha = (k == 0 ? 1.f : -1.f) * top[0]->diff()[0] / normalizer;
     float* dx = bottom[k]->mutable_diff();
     for (int64_t i = 0; i < count; ++i) {
-      const float slope =
-          std::fabs(d[i]) < bound ? sigma2_ * d[i] : static_cast<float>((d[i] > 0) - (d[i] < 0));
-      dx[i] = alpha * slope;
+      dx[i] = alpha * SmoothL1Slope(d[i], sigma2_);
       if (weighted_) dx[i] = dx[i] * w_in[i] * w_out[i];
     }
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <sstream>
+#include <string>
 
 #include "layers/loss_normalization.h"
 #include "proto/layer_params.pb.h"
@@ -57,6 +59,11 @@ float SoftmaxWithLossLayer::Normalizer(int64_t valid_count) const {
 }
 
 Status SoftmaxWithLossLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& top) {
+  return ForwardLoss(bottom, top, nullptr);
+}
+
+Status SoftmaxWithLossLayer::ForwardLoss(const TensorVec& bottom, const TensorVec& top,
+                                         float* per_location) {
   softmax_bottom_.assign(1, bottom[0]);
   DT_RETURN_IF_ERROR(softmax_->Forward(softmax_bottom_, softmax_top_, nullptr));
   const float* p = prob_.data();
@@ -65,14 +72,27 @@ Status SoftmaxWithLossLayer::ForwardImpl(const TensorVec& bottom, const TensorVe
   int64_t valid = 0;
   for (int64_t o = 0; o < outer_; ++o) {
     for (int64_t i = 0; i < inner_; ++i) {
-      const int l = static_cast<int>(label[o * inner_ + i]);
-      if (Ignored(l)) continue;
+      const float value = label[o * inner_ + i];
+      // Caffe's int conversion, where it is defined (NaN and values beyond an int are not).
+      if (!(value > -2147483648.f && value < 2147483648.f)) {
+        std::ostringstream shown;
+        shown << value;
+        return Error("label " + shown.str() + " at position " + std::to_string(o * inner_ + i) +
+                     " is outside [0, " + std::to_string(channels_) + ")");
+      }
+      const int l = static_cast<int>(value);
+      if (Ignored(l)) {
+        if (per_location != nullptr) per_location[o * inner_ + i] = 0.f;
+        continue;
+      }
       if (l < 0 || l >= channels_) {
         return Error("label " + std::to_string(l) + " at position " +
                      std::to_string(o * inner_ + i) + " is outside [0, " +
                      std::to_string(channels_) + ")");
       }
-      loss -= std::log(std::max(p[(o * channels_ + l) * inner_ + i], FLT_MIN));
+      const float location_loss = -std::log(std::max(p[(o * channels_ + l) * inner_ + i], FLT_MIN));
+      if (per_location != nullptr) per_location[o * inner_ + i] = location_loss;
+      loss += location_loss;
       ++valid;
     }
   }

@@ -8,7 +8,7 @@
 // loss_param.normalization (default VALID; legacy `normalize: false` means BATCH_SIZE), is
 // FULL: outer * inner, VALID: the non-ignored count, BATCH_SIZE: outer, NONE: 1, PRE_FIXED:
 // loss_param.pre_fixed_normalizer (Intel Caffe's); at least 1 (layers/loss_normalization.h).
-// A label outside [0, C) is an error.
+// A label outside [0, C) (after Caffe's truncation to int) is an error, NaN included.
 // Backward: dscores = (p - onehot(label)) * w / normalizer, 0 at ignored locations, where w is
 // top[0]'s diff (the loss weight, primed by the net). The labels never get a gradient.
 #pragma once
@@ -37,6 +37,10 @@ class SoftmaxWithLossLayer : public Layer {
   Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
   void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                     const TensorVec& bottom) override;
+  // The forward pass of top 0 (and top 1, the probabilities, when given); with `per_location`
+  // (outer * inner values, the labels' order) also each location's loss before normalization,
+  // -log(max(p[label], FLT_MIN)), and 0 where the label is ignored (SoftmaxWithLossOHEM's top).
+  Status ForwardLoss(const TensorVec& bottom, const TensorVec& top, float* per_location);
 
  private:
   float Normalizer(int64_t valid_count) const;

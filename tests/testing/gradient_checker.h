@@ -25,6 +25,9 @@ struct GradientCheckOptions {
   bool check_params = true;
   // Bottoms to check; empty means every bottom.
   std::vector<int> bottoms;
+  // Tops in the objective (the others get weight 0, so a zero diff); empty means every top. For
+  // a layer whose extra tops carry no gradient (the OHEM losses' per-ROI loss).
+  std::vector<int> tops;
 };
 
 // Runs Setup itself, then checks. Adds gtest failures naming the tensor and element.
