@@ -77,19 +77,7 @@ Status AnnotatedDataLayer::CheckParameters() {
 }
 
 Status AnnotatedDataLayer::SetUpSource(const TensorVec& top) {
-  const DataParameter& data = param_.data_param();
-  if (data.source().empty()) return Error("data_param.source is not set");
-  if (IsDataServerUri(data.source())) {
-    return Error("a data server source (" + data.source() +
-                 ") is not supported for AnnotatedData yet; give the LMDB");
-  }
-  if (data.has_backend() && data.backend() != DataParameter::LMDB) {
-    return Error("data_param.backend " + DataParameter::DB_Name(data.backend()) +
-                 " is not supported; convert the data set to LMDB");
-  }
-  if (data.batch_size() == 0) return Error("data_param.batch_size must be positive");
-  DT_ASSIGN_OR_RETURN(batch_size_, Dimension("data_param.batch_size", data.batch_size()));
-  prefetch_depth_ = std::max(1, static_cast<int>(data.prefetch()));
+  DT_ASSIGN_OR_RETURN(lmdb_, OpenDataParamLmdb(seed_));
   DT_RETURN_IF_ERROR(CheckParameters());
 
   const TransformationParameter& transform = param_.transform_param();
@@ -101,15 +89,6 @@ Status AnnotatedDataLayer::SetUpSource(const TensorVec& top) {
                                     : ImageColor::kNative;
   transformer_ = std::make_unique<AnnotatedTransformer>(transform, phase_);
   DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
-
-  Rng skip_rng(DeriveSeed(seed_, 0));
-  const uint32_t skip = data.rand_skip() > 0 ? skip_rng.Next() % data.rand_skip() : 0;
-  auto source =
-      LmdbRecordSource::Open(data.source(), skip, data.shuffle(), DeriveSeed(seed_, UINT64_MAX));
-  if (!source.ok()) return WithLayer(source.status());
-  lmdb_ = std::move(source).value();
-  if (lmdb_->RecordCount() == 0) return Error("LMDB '" + data.source() + "' has no records");
-  DT_LOG(INFO) << "Opened lmdb " << data.source();
 
   // The tops' shapes, and whether labels are boxes, from the first record.
   DT_RETURN_IF_ERROR(WithLayer(lmdb_->ReadAt(0)));

@@ -1,8 +1,14 @@
 #include "layers/prefetching_data_layer.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <exception>
 
 #include "core/check.h"
+#include "core/logging.h"
+#include "core/rng.h"
+#include "data/data_server_client.h"
+#include "proto/net.pb.h"
 
 namespace dtrain {
 
@@ -100,6 +106,30 @@ Status PrefetchingDataLayer::RestoreLoader(const std::string& state) {
   if (position < 0) return CorruptState();
   offset_ = position;
   return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<LmdbRecordSource>> PrefetchingDataLayer::OpenDataParamLmdb(uint64_t seed) {
+  const DataParameter& data = param_.data_param();
+  if (data.source().empty()) return Error("data_param.source is not set");
+  if (IsDataServerUri(data.source())) {
+    return Error("a data server source (" + data.source() + ") is not supported for " + type() +
+                 " yet; give the LMDB");
+  }
+  if (data.has_backend() && data.backend() != DataParameter::LMDB) {
+    return Error("data_param.backend " + DataParameter::DB_Name(data.backend()) +
+                 " is not supported; convert the data set to LMDB");
+  }
+  if (data.batch_size() == 0) return Error("data_param.batch_size must be positive");
+  DT_ASSIGN_OR_RETURN(batch_size_, Dimension("data_param.batch_size", data.batch_size()));
+  prefetch_depth_ = std::max(1, static_cast<int>(data.prefetch()));
+  Rng skip_rng(DeriveSeed(seed, 0));
+  const uint32_t skip = data.rand_skip() > 0 ? skip_rng.Next() % data.rand_skip() : 0;
+  auto lmdb =
+      LmdbRecordSource::Open(data.source(), skip, data.shuffle(), DeriveSeed(seed, UINT64_MAX));
+  if (!lmdb.ok()) return WithLayer(lmdb.status());
+  if ((*lmdb)->RecordCount() == 0) return Error("LMDB '" + data.source() + "' has no records");
+  DT_LOG(INFO) << "Opened lmdb " << data.source();
+  return lmdb;
 }
 
 Status PrefetchingDataLayer::LoadBatch(Batch* batch) {

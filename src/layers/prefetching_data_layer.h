@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "data/lmdb_record_source.h"
 #include "data/prefetch.h"
 #include "data/record_source.h"
 #include "layers/layer.h"
@@ -91,6 +92,12 @@ class PrefetchingDataLayer : public Layer, public ShardedSource {
   // outside the process (a data server) before the thread is stopped.
   virtual void PrefetchStarting() {}
   virtual void InterruptLoader() {}
+
+  // For a subclass that reads data_param's LMDB of its own records (AnnotatedData, BoxData):
+  // checks source (set; a data server's tcp:// source is refused), backend (LMDB) and batch_size,
+  // sets batch_size_ and prefetch_depth_, and opens the LMDB with data_param's rand_skip and
+  // shuffle drawn from `seed` as Data draws them. Errors name the layer.
+  StatusOr<std::unique_ptr<LmdbRecordSource>> OpenDataParamLmdb(uint64_t seed);
 
   // Stops and joins the prefetch thread, dropping the batches read ahead.
   void StopPrefetching();
