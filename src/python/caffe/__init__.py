@@ -28,7 +28,7 @@ __version__ = "1.0.0"  # pycaffe's; the dtrain package has its own
 _FROM_DTRAIN = ("Net", "Solver", "SGDSolver", "NesterovSolver", "AdaGradSolver", "RMSPropSolver",
                 "AdaDeltaSolver", "AdamSolver", "get_solver", "Blob")
 # Submodules of this package, imported on first use.
-_SUBMODULES = ("io", "proto")
+_SUBMODULES = ("io", "proto", "net_spec")
 # pycaffe's names that dtrain does not offer, and why.
 _MULTI_GPU = ("pycaffe's multi-GPU training; dtrain trains data-parallel across processes "
               "(dtrain train under mpirun, dtrain launch)")
@@ -45,10 +45,8 @@ _UNAVAILABLE = {
     "get_solver_from_string": "solvers are read from files: write the text to a file first",
     "layer_type_list": "the layer types are those of docs/layers.md (dtrain check names them)",
 }
-_NET_SPEC = ("pycaffe's net_spec is not provided yet: write the prototxt, or build a "
-             "caffe.proto.caffe_pb2.NetParameter")
-for _name in ("layers", "params", "NetSpec", "to_proto", "net_spec"):
-    _UNAVAILABLE[_name] = _NET_SPEC
+# pycaffe's net_spec names (net_spec.py), imported on first use (they need caffe_pb2).
+_FROM_NET_SPEC = ("layers", "params", "NetSpec", "to_proto")
 
 
 def _dtrain():
@@ -58,6 +56,8 @@ def _dtrain():
 def __getattr__(name):
     if name in _FROM_DTRAIN:
         value = getattr(_dtrain(), name)
+    elif name in _FROM_NET_SPEC:
+        value = getattr(_importlib.import_module(".net_spec", __name__), name)
     elif name in _SUBMODULES:
         value = _importlib.import_module("." + name, __name__)
     elif name in _UNAVAILABLE:
