@@ -1,7 +1,8 @@
 // Exporters of the detection heads' layers that ONNX computes exactly: Permute (Transpose),
-// Normalize (an L2 norm, eps inside the square root, then the learned scale), Axpy (Mul, Add)
-// and PriorBox (its boxes depend only on the net's shapes: a constant). DetectionOutput and the
-// other detection layers have no exporter: refused by name.
+// Normalize (an L2 norm, eps inside the square root, then the learned scale), Axpy (Mul, Add),
+// PriorBox (its boxes depend only on the net's shapes: a constant) and YOLO v2's Reorg
+// (SpaceToDepth between two Reshapes; DepthToSpace when reversed). DetectionOutput and the other
+// detection layers have no exporter: refused by name.
 #include "export/onnx_layer_export.h"
 #include "layers/prior_box_layer.h"
 #include "proto/detection_params.pb.h"
@@ -84,9 +85,37 @@ Status ExportPriorBox(LayerExport& e) {
   return Status::Ok();
 }
 
+// Reorg (reorg_layer.h's map P): with c = k C' + c0 and k = dy s + dx, the top read with the
+// bottom's shape (N, C, H, W) holds at (n, c, h, w) the bottom read as (N, C', H s, W s) at
+// (n, c0, h s + dy, w s + dx): ONNX's SpaceToDepth of that view (its output channel is
+// (dy s + dx) C' + c0), then the top's shape. Reversed, the top (N, C', H s, W s) holds at
+// (n, c0, h s + dy, w s + dx) the bottom's (n, k C' + c0, h, w): DepthToSpace in DCR order.
+Status ExportReorg(LayerExport& e) {
+  const ReorgParameter& p = e.param().reorg_param();
+  const int64_t s = p.stride();
+  if (p.reverse()) {
+    onnx::NodeProto* node = e.Node("DepthToSpace", {e.inputs[0]}, {e.Output(0)});
+    SetAttribute(node, "blocksize", s);
+    SetAttribute(node, "mode", std::string("DCR"));
+    return Status::Ok();
+  }
+  const Tensor& x = *e.bottom[0];
+  const int64_t n = x.shape(0), c = x.shape(1), h = x.shape(2), w = x.shape(3);
+  const std::string view = e.graph->Temporary(e.Name("view"));
+  e.Node("Reshape",
+         {e.inputs[0], e.graph->Shape(e.Name("view_shape"), {n, c / (s * s), h * s, w * s}, true)},
+         {view}, "view");
+  const std::string moved = e.graph->Temporary(e.Name("space_to_depth"));
+  SetAttribute(e.Node("SpaceToDepth", {view}, {moved}, "space_to_depth"), "blocksize", s);
+  e.Node("Reshape", {moved, e.graph->Shape(e.Name("top_shape"), Dims(*e.top[0]), true)},
+         {e.Output(0)});
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddDetectionExporters(ExporterTable* table) {
+  (*table)["Reorg"] = ExportReorg;
   (*table)["PriorBox"] = ExportPriorBox;
   (*table)["Permute"] = ExportPermute;
   (*table)["Normalize"] = ExportNormalize;

@@ -309,6 +309,29 @@ class SsdHeadAgrees(OnnxCase):
         self.check_agreement(model, None, 4, batch=3)
 
 
+# YOLO v2's passthrough: Reorg with darknet's index arithmetic (a Reshape, SpaceToDepth, Reshape)
+# and reversed (DepthToSpace); both are permutations, so ONNX Runtime gives exactly dtrain's (the
+# convolution beside them gives the export weights to carry).
+PASSTHROUGH = """
+name: "passthrough"
+input: "data" input_shape { dim: 2 dim: 8 dim: 6 dim: 4 }
+layer { name: "reorg" type: "Reorg" bottom: "data" top: "reorg" reorg_param { stride: 2 } }
+layer { name: "back" type: "Reorg" bottom: "data" top: "back"
+  reorg_param { stride: 2 reverse: true } }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "conv"
+  convolution_param { num_output: 2 kernel_size: 1 } }
+"""
+
+
+class PassthroughAgrees(OnnxCase):
+
+    def test_reorg_both_ways(self):
+        model = self.write("passthrough.prototxt", PASSTHROUGH)
+        differences = self.check_agreement(model)
+        self.assertEqual((differences["reorg"], differences["back"]), (0.0, 0.0))
+        self.check_agreement(model, None, 4, batch=3)
+
+
 # Convolutions over three and one spatial axes (VNet's volumes, sequences): per-axis windows,
 # groups, dilation, and a Deconvolution back up.
 VOLUMES = """
