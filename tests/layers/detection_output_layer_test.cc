@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "detection_output_inputs.h"
 #include "testing/layer_test_util.h"
 
 namespace dtrain {
@@ -17,23 +18,7 @@ std::string Det(const std::string& param) {
   return R"(name: "det" type: "DetectionOutput" detection_output_param { )" + param + " }";
 }
 
-// Two priors, P0 (0.1, 0.1)-(0.3, 0.3) and P1 (0.5, 0.5)-(0.9, 0.9), variances 0.1; CORNER codes,
-// so a box is prior + 0.1 x offset. P1's offsets (1, 0, 0, 0) move its xmin to 0.6. Three classes
-// (0 is the background): P0 scores (0.1, 0.7, 0.2), P1 (0.2, 0.3, 0.5).
-struct Inputs {
-  Tensor loc{std::vector<int>{1, 8}};
-  Tensor conf{std::vector<int>{1, 6}};
-  Tensor priors{std::vector<int>{1, 2, 8}};
-  Tensor top;
-  Inputs() {
-    FillValues(&loc, {0, 0, 0, 0, 1, 0, 0, 0});
-    FillValues(&conf, {0.1f, 0.7f, 0.2f, 0.2f, 0.3f, 0.5f});
-    FillValues(&priors, {0.1f, 0.1f, 0.3f, 0.3f, 0.5f, 0.5f, 0.9f, 0.9f,  //
-                         0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f});
-  }
-  TensorVec bottoms() { return {&loc, &conf, &priors}; }
-  TensorVec tops() { return {&top}; }
-};
+using Inputs = testing::DetectionOutputInputs;
 
 Status SetupAndForward(const std::string& prototxt, Inputs* in) {
   auto layer = MakeLayer(prototxt);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "detection_output_inputs.h"
 #include "layers/detection_output_layer.h"
 #include "testing/files.h"
 #include "testing/layer_test_util.h"
@@ -14,28 +15,13 @@
 namespace dtrain {
 namespace {
 
-using testing::FillValues;
 using testing::MakeLayer;
 using testing::ReadFile;
 
-// The inputs of detection_output_layer_test.cc: two priors, P0 (0.1, 0.1)-(0.3, 0.3) and P1
-// decoded to (0.6, 0.5)-(0.9, 0.9); class 1 scores 0.7 (P0) and 0.3 (P1), class 2 0.5 (P1) above
-// the 0.25 threshold. In pixels of a 100 x 200 (height x width) image: P0 (20, 10)-(60, 30), P1
-// (120, 50)-(180, 90).
-struct Inputs {
-  Tensor loc{std::vector<int>{1, 8}};
-  Tensor conf{std::vector<int>{1, 6}};
-  Tensor priors{std::vector<int>{1, 2, 8}};
-  Tensor top;
-  Inputs() {
-    FillValues(&loc, {0, 0, 0, 0, 1, 0, 0, 0});
-    FillValues(&conf, {0.1f, 0.7f, 0.2f, 0.2f, 0.3f, 0.5f});
-    FillValues(&priors, {0.1f, 0.1f, 0.3f, 0.3f, 0.5f, 0.5f, 0.9f, 0.9f,  //
-                         0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f});
-  }
-  TensorVec bottoms() { return {&loc, &conf, &priors}; }
-  TensorVec tops() { return {&top}; }
-};
+// detection_output_inputs.h's bottoms: class 1 scores 0.7 (P0) and 0.3 (P1), class 2 0.5 (P1)
+// above the 0.25 threshold. In pixels of a 100 x 200 (height x width) image: P0 (20, 10)-(60, 30),
+// P1 decoded to (120, 50)-(180, 90).
+using Inputs = testing::DetectionOutputInputs;
 
 class DetectionOutputSavingTest : public ::testing::Test {
  protected:

@@ -17,6 +17,7 @@
 #include "testing/files.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
+#include "testing/net_training.h"
 #include "testing/run_command.h"
 
 namespace dtrain {
@@ -494,19 +495,7 @@ TEST(MultiBoxLossNetTest, TrainsInANetWithPriorBoxAndCheckAcceptsIt) {
   FillValues(label,
              {0, 1, 0, 0.05f, 0.05f, 0.45f, 0.45f, 0, 1, 2, 0, 0.55f, 0.55f, 0.95f, 0.95f, 0});
   testing::FillGaussian((*net)->blob_by_name("feature"), 3, 1.f);
-  float first = 0, last = 0;
-  for (int iter = 0; iter < 20; ++iter) {
-    StatusOr<float> loss = (*net)->Forward();
-    ASSERT_TRUE(loss.ok()) << loss.status().message();
-    ASSERT_TRUE(std::isfinite(*loss));
-    if (iter == 0) first = *loss;
-    last = *loss;
-    (*net)->ClearParamDiffs();
-    (*net)->Backward();
-    for (Tensor* p : (*net)->learnable_params()) {
-      for (int64_t i = 0; i < p->count(); ++i) p->mutable_data()[i] -= 0.5f * p->diff()[i];
-    }
-  }
+  const auto [first, last] = testing::TrainWithPlainSgd(**net, 20, 0.5f);
   EXPECT_LT(last, first);
 
   testing::TempDir dir;

@@ -16,6 +16,7 @@
 #include "testing/files.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
+#include "testing/net_training.h"
 #include "testing/run_command.h"
 
 namespace dtrain {
@@ -450,19 +451,7 @@ TEST(RegionLossNetTest, IntelsTrainNetInMiniatureChecksAndTrains) {
   FillValues((*net)->blob_by_name("label"), {0,  1,  0,  0.1f, 0.2f, 0.4f, 0.6f, 0,  //
                                              1,  2,  0,  0.5f, 0.5f, 0.9f, 0.8f, 0,  //
                                              -1, -1, -1, -1,   -1,   -1,   -1,   -1});
-  float first = 0, last = 0;
-  for (int iter = 0; iter < 10; ++iter) {
-    StatusOr<float> loss = (*net)->Forward();
-    ASSERT_TRUE(loss.ok()) << loss.status().message();
-    ASSERT_TRUE(std::isfinite(*loss));
-    if (iter == 0) first = *loss;
-    last = *loss;
-    (*net)->ClearParamDiffs();
-    (*net)->Backward();
-    for (Tensor* p : (*net)->learnable_params()) {
-      for (int64_t i = 0; i < p->count(); ++i) p->mutable_data()[i] -= 0.01f * p->diff()[i];
-    }
-  }
+  const auto [first, last] = testing::TrainWithPlainSgd(**net, 10, 0.01f);
   EXPECT_LT(last, first);
 }
 
