@@ -1,7 +1,7 @@
-// The bottoms DetectionOutput's tests share: two priors, P0 (0.1, 0.1)-(0.3, 0.3) and P1 (0.5, 0.5)-
-// (0.9, 0.9), variances 0.1; CORNER codes, so a box is prior + 0.1 x offset. P1's offsets
-// (1, 0, 0, 0) move its xmin to 0.6. Three classes (0 is the background): P0 scores
-// (0.1, 0.7, 0.2), P1 (0.2, 0.3, 0.5).
+// The bottoms DetectionOutput's tests share: two priors, P0 (0.1, 0.1)-(0.3, 0.3) and P1 (0.5,
+// 0.5)- (0.9, 0.9), variances 0.1; CORNER codes, so a box is prior + 0.1 x offset. P1's offsets (1,
+// 0, 0, 0) move its xmin to 0.6. Three classes (0 is the background): P0 scores (0.1, 0.7, 0.2), P1
+// (0.2, 0.3, 0.5).
 #pragma once
 
 #include <vector>
