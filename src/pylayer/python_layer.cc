@@ -58,6 +58,8 @@ py::list Blobs(const TensorVec& tensors) {
 PythonLayer::PythonLayer(const LayerParameter& param, const LayerContext& context)
     : Layer(param, context) {}
 
+PyObject* PythonLayer::python_object() const { return py_ ? py_->self.ptr() : nullptr; }
+
 PythonLayer::~PythonLayer() {
   if (!py_) return;
   py::gil_scoped_acquire gil;

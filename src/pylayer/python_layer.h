@@ -25,6 +25,8 @@
 
 #include "layers/layer.h"
 
+struct _object;  // Python's PyObject (Python.h), declared as Python declares it
+
 namespace dtrain::pylayer {
 
 class PythonLayer : public Layer {
@@ -33,6 +35,10 @@ class PythonLayer : public Layer {
   ~PythonLayer() override;  // drops the Python object under the GIL
   const char* type() const override { return "Python"; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
+  // The user's object (a borrowed reference), null before setup: what pycaffe's net.layers
+  // gives for a Python layer, so that scripts call their own methods on it
+  // (py-faster-rcnn's `solver.net.layers[0].set_roidb(roidb)`).
+  _object* python_object() const;
 
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;

@@ -9,6 +9,7 @@
 #include "core/proto_io.h"
 #include "export/onnx_export.h"
 #include "net/read_net.h"
+#include "pylayer/python_layer.h"
 #include "python/path_args.h"
 #include "python/python_errors.h"
 #include "python/tensor_views.h"
@@ -144,6 +145,15 @@ void BindNet(py::module_& m) {
              std::vector<BlobRef> blobs;
              for (const auto& t : h.net->layers()[i]->blobs()) blobs.push_back(Ref(h, t.get()));
              return blobs;
+           })
+      .def("_python_layer",
+           [](const NetHandle& h, int i) -> py::object {
+             CheckLayerRange(*h.net, i, i, "layer");
+             const auto* layer =
+                 dynamic_cast<const pylayer::PythonLayer*>(h.net->layers()[i].get());
+             PyObject* object = layer == nullptr ? nullptr : layer->python_object();
+             if (object == nullptr) return py::none();
+             return py::reinterpret_borrow<py::object>(object);
            })
       .def("_bottom_names",
            [](const NetHandle& h, int i) {

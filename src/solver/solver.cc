@@ -139,7 +139,6 @@ Status Solver::InitTestNets() {
 Status Solver::Solve() {
   DT_LOG(INFO) << "Solving " << net_->name();
   DT_LOG(INFO) << "Learning Rate Policy: " << param_.lr_policy();
-  max_iter_for_eta_ = param_.max_iter();
   const int start_iter = iter_;
   DT_RETURN_IF_ERROR(Step(param_.max_iter() - iter_));
   if (param_.snapshot_after_train() && (param_.snapshot() == 0 || iter_ % param_.snapshot() != 0)) {
@@ -166,7 +165,8 @@ Status Solver::Solve() {
 Status Solver::Step(int iters) {
   const int start_iter = iter_;
   const int stop_iter = iter_ + iters;
-  if (max_iter_for_eta_ == 0) max_iter_for_eta_ = stop_iter;
+  // The time left is to max_iter; without one (py-faster-rcnn's solvers), to this call's end.
+  max_iter_for_eta_ = param_.max_iter() > 0 ? param_.max_iter() : stop_iter;
   losses_.clear();
   smoothed_loss_ = 0.f;
   auto interval_start = Clock::now();
@@ -290,8 +290,11 @@ Status Solver::Display(double seconds, int iters) {
   report.iters_per_second = seconds > 0 ? iters / seconds : 0;
   report.ranks = collectives_.shares;
   report.images_per_second = report.iters_per_second * images_per_iteration_ * report.ranks;
-  report.seconds_left =
-      report.iters_per_second > 0 ? (max_iter_for_eta_ - iter_) / report.iters_per_second : 0;
+  // A script may step past max_iter (py-faster-rcnn's solvers have none): nothing is left then.
+  const bool before_end = iter_ <= max_iter_for_eta_;
+  report.seconds_left = report.iters_per_second > 0 && before_end
+                            ? (max_iter_for_eta_ - iter_) / report.iters_per_second
+                            : 0;
   char rates[256];
   int used = std::snprintf(rates, sizeof(rates), "%.4g iter/s, %.4gs/%d iters, %.1f img/s",
                            report.iters_per_second, seconds, iters, report.images_per_second);
@@ -303,8 +306,10 @@ Status Solver::Display(double seconds, int iters) {
                           report.images_per_second / report.ranks,
                           100 * report.communication_wait_share);
   }
-  std::snprintf(rates + used, sizeof(rates) - used, ", %s left",
-                FormatSeconds(report.seconds_left).c_str());
+  if (before_end) {
+    std::snprintf(rates + used, sizeof(rates) - used, ", %s left",
+                  FormatSeconds(report.seconds_left).c_str());
+  }
   DT_LOG(INFO) << "Iteration " << iter_ << " (" << rates << "), loss = " << report.loss;
   int score_index = 0;
   size_t k = 1;

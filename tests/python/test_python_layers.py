@@ -31,6 +31,13 @@ INPUT = ('layer { name: "x" type: "Input" top: "x" input_param { shape { dim: 2 
          'layer { name: "y" type: "Input" top: "y" input_param { shape { dim: 2 dim: 3 } } }\n')
 
 
+def text_of_param_net():
+    """A TRAIN net whose ParamAndPhase output feeds a loss, so a solver can step it."""
+    return (python_layer("p", "ParamAndPhase", param_str="2.5") +
+            'layer { name: "loss" type: "EuclideanLoss" bottom: "out" bottom: "out" '
+            'top: "loss" }\n')
+
+
 class Case(unittest.TestCase):
 
     def setUp(self):
@@ -206,6 +213,27 @@ class InPython(Case):
         np.testing.assert_array_equal(self.net(text, caffe.TEST).forward()["out"], [1, 2.5])
         np.testing.assert_array_equal(self.net(text, caffe.TRAIN).forward()["out"], [0, 2.5])
 
+    def test_net_layers_give_the_python_layers_own_objects(self):
+        # As pycaffe: a script calls its layer's own methods (py-faster-rcnn's set_roidb).
+        net = self.net(INPUT + python_layer("p", "ParamAndPhase", param_str="2.5") +
+                       python_layer("s", "Scaled", bottoms=("x",), tops=("sx",), param_str="3"))
+        layer = net.layers[2]
+        self.assertEqual(type(layer).__name__, "ParamAndPhase")
+        self.assertIsInstance(layer, caffe.Layer)
+        self.assertIs(net.layer_dict["p"], layer)
+        self.assertEqual(layer.type, "Python")
+        layer.value = 7
+        np.testing.assert_array_equal(net.forward()["out"], [1, 7])
+        self.assertEqual(len(net.layer_dict["s"].blobs), 1)
+        self.assertEqual((net.layers[0].name, net.layers[0].type), ("x", "Input"))
+        solver = caffe.SGDSolver(self.write(
+            "s.prototxt", 'net: "%s"\nbase_lr: 0.1\nlr_policy: "fixed"\nmax_iter: 10\n'
+            'snapshot_prefix: "%s/s"\n' % (self.write("t.prototxt", text_of_param_net()),
+                                           self.dir)))
+        solver.net.layers[0].value = -4
+        solver.step(1)
+        np.testing.assert_array_equal(solver.net.blobs["out"].data, [0, -4])
+
     def test_learnable_blobs_are_parameters(self):
         net = self.net(INPUT + python_layer("s", "Scaled", bottoms=("x",), param_str="3"))
         self.assertEqual(len(net.params["s"]), 1)
@@ -262,6 +290,30 @@ class ImportCaffe(Case):
             'snapshot_prefix: "%s/s"\n' % (net_path, self.dir)))
         solver.step(3)
         self.assertEqual(solver.iter, 3)
+
+    def test_a_script_may_step_past_max_iter(self):
+        # py-faster-rcnn's solver files have no max_iter; its script steps until its own count.
+        solver = caffe.SGDSolver(self.write(
+            "s.prototxt", 'net: "%s"\nbase_lr: 0.1\nlr_policy: "fixed"\nmax_iter: 2\n'
+            'display: 1\nsnapshot_prefix: "%s/s"\n'
+            % (self.write("t.prototxt", text_of_param_net()), self.dir)))
+        log = os.path.join(self.dir, "log.txt")
+        saved = os.dup(2)
+        with open(log, "w") as f:
+            os.dup2(f.fileno(), 2)
+            try:
+                solver.step(4)
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+        self.assertEqual(solver.iter, 4)
+        with open(log) as f:
+            lines = [line for line in f if "] Iteration " in line and "iter/s" in line]
+        self.assertEqual(len(lines), 4, lines)
+        for line in lines[:3]:  # iterations 0 to max_iter
+            self.assertIn(" left)", line)
+        for line in lines[3:]:  # no time left to estimate, rather than a negative one
+            self.assertNotIn(" left", line)
 
     def test_caffe_pb2_parses_and_round_trips(self):
         from google.protobuf import text_format

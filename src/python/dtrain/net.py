@@ -94,11 +94,17 @@ class _NetSurface:
 
     @property
     def layers(self):
-        return [Layer(self, i) for i in range(len(self._layer_names))]
+        """The layers; a Python layer is the user's own object, as in pycaffe (so a script calls
+        its methods: py-faster-rcnn's `net.layers[0].set_roidb(roidb)`)."""
+        return [self._layer(i) for i in range(len(self._layer_names))]
+
+    def _layer(self, i):
+        python = self._python_layer(i)
+        return Layer(self, i) if python is None else python
 
     @property
     def layer_dict(self):
-        return OrderedDict((layer.name, layer) for layer in self.layers)
+        return OrderedDict((name, self._layer(i)) for i, name in enumerate(self._layer_names))
 
     @property
     def top_names(self):
