@@ -16,11 +16,10 @@
 // with fewer regions keeps them all) and ignore_label. Which regions are kept:
 // detection/hard_rois.h (NaN losses first, equal losses by region index).
 //
-// No gradient: Intel Caffe's backward does nothing, leaving the bottoms' diffs as they were, and
-// R-FCN's files set propagate_down: false on all four bottoms. Here no bottom has a gradient
-// (BottomHasGradient), so a net in which one needs it is an error asking for propagate_down:
-// false. Errors, where Intel Caffe aborts or reads out of bounds: a batch index that is not
-// finite or truncates below 0 or beyond an int, no region at all, bottoms whose shapes disagree.
+// No gradient: Intel Caffe's backward does nothing, leaving the bottoms' diffs as they were
+// (R-FCN's files set propagate_down: false on all four bottoms); here a bottom that needs one gets
+// 0. Errors, where Intel Caffe aborts or reads out of bounds: a batch index that is not finite or
+// truncates below 0 or beyond an int, no region at all, bottoms whose shapes disagree.
 #pragma once
 
 #include <vector>
@@ -37,14 +36,15 @@ class BoxAnnotatorOHEMLayer : public Layer {
   int ExactNumBottomBlobs() const override { return 4; }
   int ExactNumTopBlobs() const override { return 2; }
   bool AllowForceBackward(int bottom_index) const override { return false; }
-  bool BottomHasGradient(int bottom_index) const override { return false; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
 
  protected:
   Status LayerSetUp(const TensorVec& bottom, const TensorVec& top) override;
   Status ForwardImpl(const TensorVec& bottom, const TensorVec& top) override;
   void BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
-                    const TensorVec& bottom) override {}
+                    const TensorVec& bottom) override {
+    ZeroBottomDiffsFrom(0, propagate_down, bottom);
+  }
 
  private:
   int roi_per_img_ = 1;

@@ -1,5 +1,6 @@
 #include "layers/layer.h"
 
+#include <algorithm>
 #include <new>
 #include <numeric>
 
@@ -145,6 +146,13 @@ Status Layer::ForwardUnguarded(const TensorVec& bottom, const TensorVec& top, fl
   }
   if (loss) *loss = total;
   return Status::Ok();
+}
+
+void ZeroBottomDiffsFrom(size_t first, const std::vector<bool>& propagate_down,
+                         const TensorVec& bottom) {
+  for (size_t j = first; j < bottom.size(); ++j) {
+    if (propagate_down[j]) std::fill_n(bottom[j]->mutable_diff(), bottom[j]->count(), 0.f);
+  }
 }
 
 }  // namespace dtrain

@@ -203,4 +203,10 @@ class Layer {
   Status backward_error_;
 };
 
+// For a Backward that, as Caffe's, computes no gradient for its bottoms from `first` on but lets
+// the net ask for one (Fast R-CNN's SmoothL1Loss weights): those diffs become 0, the gradient
+// they get, where Caffe leaves them as they were (0 as allocated, in the nets that do this).
+void ZeroBottomDiffsFrom(size_t first, const std::vector<bool>& propagate_down,
+                         const TensorVec& bottom);
+
 }  // namespace dtrain

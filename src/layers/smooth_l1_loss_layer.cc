@@ -61,7 +61,7 @@ Status SmoothL1LossLayer::ForwardImpl(const TensorVec& bottom, const TensorVec& 
 
 void SmoothL1LossLayer::BackwardImpl(const TensorVec& top, const std::vector<bool>& propagate_down,
                                      const TensorVec& bottom) {
-  // The weights get no gradient (BottomHasGradient).
+  ZeroBottomDiffsFrom(2, propagate_down, bottom);  // the weights
   const float normalizer = Normalizer(bottom);
   if (normalizer == 0.f) return;
   const int64_t count = difference_.count();

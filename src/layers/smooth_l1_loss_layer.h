@@ -13,8 +13,9 @@
 //          |d| - 0.5 / sigma^2   (w_out = 1 without weights)
 //
 // Backward: dp = g w_in w_out f'(d) / N and dt = -dp, f'(d) = sigma^2 d or sign(d), g the top's
-// diff; the weights get no gradient (BottomHasGradient(2, 3) is false). An empty batch (N = 0)
-// gives loss 0.
+// diff. The weights get none: as Caffe's, a net may still ask (py-faster-rcnn's files, whose
+// weights come from a Python layer with a bottom that needs a gradient), and their diffs are 0.
+// An empty batch (N = 0) gives loss 0.
 #pragma once
 
 #include <vector>
@@ -32,9 +33,8 @@ class SmoothL1LossLayer : public Layer {
   int ExactNumTopBlobs() const override { return 1; }
   bool AutoTopBlobs() const override { return true; }
   float DefaultLossWeight(int top_index) const override { return top_index == 0 ? 1.f : 0.f; }
-  // Both prediction and target take gradients, as in Caffe; the weights none.
+  // Both prediction and target take gradients, as in Caffe; the weights 0.
   bool AllowForceBackward(int bottom_index) const override { return bottom_index < 2; }
-  bool BottomHasGradient(int bottom_index) const override { return bottom_index < 2; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
 
  protected:

@@ -92,7 +92,8 @@ Status SmoothL1LossOHEMLayer::ForwardImpl(const TensorVec& bottom, const TensorV
 void SmoothL1LossOHEMLayer::BackwardImpl(const TensorVec& top,
                                          const std::vector<bool>& propagate_down,
                                          const TensorVec& bottom) {
-  // The per-ROI top's diff is not read (its loss weight is 0), nor are the weights given one.
+  // The per-ROI top's diff is not read (its loss weight is 0); the weights get 0.
+  ZeroBottomDiffsFrom(2, propagate_down, bottom);
   const int64_t count = difference_.count();
   const float* d = difference_.data();
   const float* w = weighted_ ? bottom[2]->data() : nullptr;

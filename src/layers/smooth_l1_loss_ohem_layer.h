@@ -20,8 +20,8 @@
 //
 // Backward: dp = g w f'(d) / normalizer and dt = -dp, g top 0's diff. Intel Caffe leaves out the
 // factor w, which changes nothing for R-FCN's weights of 0 and 1 (f'(0) = 0); dtrain gives the
-// gradient of the loss it reports for any weight. The weights get no gradient
-// (BottomHasGradient(2) is false).
+// gradient of the loss it reports for any weight. The weights get none: as in Caffe a net may
+// still ask, and their diff is 0.
 #pragma once
 
 #include <vector>
@@ -40,9 +40,8 @@ class SmoothL1LossOHEMLayer : public Layer {
   int MaxTopBlobs() const override { return 2; }
   bool AutoTopBlobs() const override { return true; }
   float DefaultLossWeight(int top_index) const override { return top_index == 0 ? 1.f : 0.f; }
-  // Prediction and target take gradients, the weights none.
+  // Prediction and target take gradients, the weights 0.
   bool AllowForceBackward(int bottom_index) const override { return bottom_index < 2; }
-  bool BottomHasGradient(int bottom_index) const override { return bottom_index < 2; }
   Status Reshape(const TensorVec& bottom, const TensorVec& top) override;
 
  protected:

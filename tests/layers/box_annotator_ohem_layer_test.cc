@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -114,11 +115,21 @@ TEST(BoxAnnotatorOHEMLayerTest, RegionsOverHeightAndWidth) {
   EXPECT_EQ(Values(top_weights), (std::vector<float>{0, 2, 0, 4, 0, 6, 0, 8}));
 }
 
-TEST(BoxAnnotatorOHEMLayerTest, NoBottomTakesAGradient) {
+// Intel's backward does nothing: no bottom is forced to take a gradient, and one that a net needs
+// gets 0.
+TEST(BoxAnnotatorOHEMLayerTest, NoBottomIsForcedAndOneThatNeedsAGradientGetsZero) {
+  Case c;
   auto layer = MakeLayer(Annotator("roi_per_img: 2"));
+  ASSERT_TRUE(layer->Setup(c.bottom(), c.top()).ok());
+  ASSERT_TRUE(layer->Forward(c.bottom(), c.top(), nullptr).ok());
+  for (Tensor* b : c.bottom()) std::fill_n(b->mutable_diff(), b->count(), 7.f);
+  layer->Backward(c.top(), {true, false, true, true}, c.bottom());
   for (int i = 0; i < 4; ++i) {
-    EXPECT_FALSE(layer->BottomHasGradient(i)) << i;
     EXPECT_FALSE(layer->AllowForceBackward(i)) << i;
+    const Tensor& b = *c.bottom()[i];
+    for (int64_t k = 0; k < b.count(); ++k) {
+      ASSERT_EQ(b.diff()[k], i == 1 ? 7.f : 0.f) << "bottom " << i << " value " << k;
+    }
   }
 }
 

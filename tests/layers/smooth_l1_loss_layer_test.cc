@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
+#include "core/proto_io.h"
+#include "net/net.h"
+#include "proto/net.pb.h"
 #include "testing/gradient_checker.h"
 #include "testing/layer_test_util.h"
 
@@ -146,6 +150,44 @@ TEST(SmoothL1LossLayerTest, ShapesAreComparedAsCaffesFourAxes) {
   auto layer = MakeLayer(R"(name: "loss" type: "SmoothL1Loss")");
   Tensor p({2, 4}), t({2, 4, 1, 1}), top;
   ASSERT_TRUE(layer->Setup({&p, &t}, {&top}).ok());
+}
+
+// py-faster-rcnn's nets compute the RPN loss weights in a Python layer with a bottom that needs a
+// gradient, so the weights "need" one too: Caffe's SmoothL1Loss (and the OHEM variant) accept that
+// and give them none. Here the net builds, and the weights' producer sees a zero diff.
+TEST(SmoothL1LossLayerTest, WeightsThatNeedAGradientGetZero) {
+  for (const std::string loss : {"SmoothL1Loss", "SmoothL1LossOHEM"}) {
+    SCOPED_TRACE(loss);
+    const std::string extra_bottom =
+        loss == "SmoothL1Loss" ? "bottom: \"w\" " : "";  // OHEM: one weights bottom
+    const std::string extra_top = loss == "SmoothL1Loss" ? "" : "top: \"per_roi\" ";
+    const std::string text =
+        R"(layer { name: "data" type: "DummyData" top: "d" top: "t"
+                   dummy_data_param { shape { dim: 2 dim: 4 } shape { dim: 2 dim: 4 }
+                                      data_filler { type: "gaussian" std: 1 } } }
+           layer { name: "pred" type: "InnerProduct" bottom: "d" top: "p"
+                   inner_product_param { num_output: 4 weight_filler { type: "gaussian" std: 1 } } }
+           layer { name: "weigh" type: "InnerProduct" bottom: "d" top: "w"
+                   inner_product_param { num_output: 4 weight_filler { type: "gaussian" std: 1 } } }
+           layer { name: "loss" type: ")" +
+        loss + R"(" bottom: "p" bottom: "t" bottom: "w" )" + extra_bottom + R"(top: "loss" )" +
+        extra_top + R"(loss_weight: 1 )" + (extra_top.empty() ? "" : "loss_weight: 0 ") + "}";
+    NetParameter param;
+    ASSERT_TRUE(ParseTextProto(text, "net", &param).ok());
+    NetState state;
+    state.set_phase(TRAIN);
+    auto net = Net::Create(param, state, 1);
+    ASSERT_TRUE(net.ok()) << net.status().message();
+    ASSERT_TRUE((*net)->Forward().ok());
+    (*net)->Backward();
+    float weigh_grad = 0.f, pred_grad = 0.f;
+    const Tensor& weigh = *(*net)->layer_by_name("weigh")->blobs()[0];
+    const Tensor& pred = *(*net)->layer_by_name("pred")->blobs()[0];
+    for (int64_t i = 0; i < weigh.count(); ++i) weigh_grad += std::fabs(weigh.diff()[i]);
+    for (int64_t i = 0; i < pred.count(); ++i) pred_grad += std::fabs(pred.diff()[i]);
+    EXPECT_EQ(weigh_grad, 0.f);
+    EXPECT_GT(pred_grad, 0.f);
+  }
 }
 
 }  // namespace
