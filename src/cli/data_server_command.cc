@@ -1,4 +1,5 @@
-// dtrain data-server: serve an LMDB (or a solver's TRAIN Data layer) to training ranks over TCP.
+// dtrain data-server: serve an LMDB (or a solver's TRAIN Data, AnnotatedData or BoxData layer) to
+// training ranks over TCP.
 #include <signal.h>
 
 #include <cstdio>
@@ -39,6 +40,13 @@ StatusOr<NetParameter> TrainNetOf(const std::string& solver_path) {
   return FilterNet(net, state);
 }
 
+// Whether a data server can serve the records of a layer reading `format`: an LMDB of Data,
+// AnnotatedData or BoxData, or one such layer already pointed at a server.
+bool Servable(RecordsFormat format) {
+  return format == RecordsFormat::kLmdb || format == RecordsFormat::kAnnotatedLmdb ||
+         format == RecordsFormat::kBoxLmdb || format == RecordsFormat::kDataServer;
+}
+
 // What --source/--batch-size or --solver (with an optional --source) ask to serve.
 StatusOr<ServedData> ServedDataFromFlags(const Flags& flags) {
   ServedData served;
@@ -56,17 +64,18 @@ StatusOr<ServedData> ServedDataFromFlags(const Flags& flags) {
     DT_ASSIGN_OR_RETURN(NetParameter net, TrainNetOf(flags.Get("solver")));
     const LayerParameter* data_layer = nullptr;
     for (const LayerParameter& layer : net.layer()) {
-      const RecordsFormat format = InputsOfLayer(layer).format;
-      if (format != RecordsFormat::kLmdb && format != RecordsFormat::kDataServer) continue;
+      if (!Servable(InputsOfLayer(layer).format)) continue;
       if (data_layer) {
         return InvalidArgument("the TRAIN net of '" + flags.Get("solver") +
-                               "' has more than one Data layer ('" + data_layer->name() + "', '" +
-                               layer.name() + "'); serve one with --source");
+                               "' has more than one data layer a data server serves ('" +
+                               data_layer->name() + "', '" + layer.name() +
+                               "'); serve one with --source");
       }
       data_layer = &layer;
     }
     if (!data_layer) {
-      return InvalidArgument("the TRAIN net of '" + flags.Get("solver") + "' has no Data layer");
+      return InvalidArgument("the TRAIN net of '" + flags.Get("solver") +
+                             "' has no Data, AnnotatedData or BoxData layer");
     }
     const DataParameter& data = data_layer->data_param();
     if (served.source.empty()) served.source = data.source();
@@ -75,10 +84,20 @@ StatusOr<ServedData> ServedDataFromFlags(const Flags& flags) {
                              "' reads from a data server (" + served.source +
                              "); give the LMDB to serve with --source");
     }
+    // AnnotatedData and BoxData parse their records themselves (boxes with the images): they
+    // are served records, and cannot use float batches of transformed Datums.
+    const bool records_only = data_layer->type() != "Data";
+    if (records_only && ship == "floats") {
+      return InvalidArgument("--ship=floats serves transformed Datums, which layer '" +
+                             data_layer->name() + "' (" + data_layer->type() + ") of '" +
+                             flags.Get("solver") +
+                             "' cannot read (it reads the records' boxes itself); use "
+                             "--ship=records");
+    }
     served.transform = WithLegacyDataFields(data_layer->transform_param(), data);
     served.force_encoded_color = data.force_encoded_color();
     served.phase = TRAIN;
-    served.shipping = ship == "records" ? SHIP_RECORDS : SHIP_FLOATS;
+    served.shipping = ship == "records" || records_only ? SHIP_RECORDS : SHIP_FLOATS;
   } else {
     if (!flags.Has("batch-size")) return InvalidArgument("--source needs --batch-size");
     served.shipping = ship == "floats" ? SHIP_FLOATS : SHIP_RECORDS;
@@ -166,10 +185,13 @@ Command DataServerCommand() {
             "free port, printed)"},
            {"source", "the LMDB to serve (with --solver: instead of its Data layer's source)"},
            {"batch-size", "the per-rank batch clients must ask for (required with --source)"},
-           {"solver", "serve the TRAIN Data layer of this solver's net, with its transform"},
+           {"solver",
+            "serve the TRAIN Data, AnnotatedData or BoxData layer of this solver's net (a Data "
+            "layer with its transform)"},
            {"ship",
-            "records (workers transform; default with --source) or floats (transformed "
-            "here; default with --solver)"},
+            "records (workers transform; default with --source, and with --solver for "
+            "AnnotatedData and BoxData) or floats (transformed here; default with --solver for "
+            "Data)"},
            {"shuffle",
             "a new record order every epoch (drawn from --seed); the ranks still split "
             "each epoch disjointly",

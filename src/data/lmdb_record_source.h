@@ -1,4 +1,5 @@
-// LmdbRecordSource: the records of an LMDB (Caffe's Datum records) as a RecordSource.
+// LmdbRecordSource: the records of an LMDB (Caffe's Datum records, or the SSD fork's
+// AnnotatedDatum records) as a StoredRecordSource.
 //
 // Position p is the record `skip` + p records after the first in key order, wrapping round
 // after the last (Caffe's Data layer order), or, shuffled, the record EpochOrder gives for
@@ -17,11 +18,11 @@
 
 #include "data/epoch_order.h"
 #include "data/lmdb_db.h"
-#include "data/record_source.h"
+#include "data/stored_record_source.h"
 
 namespace dtrain {
 
-class LmdbRecordSource : public RecordSource {
+class LmdbRecordSource : public StoredRecordSource {
  public:
   // Opens the LMDB directory `path` (NotFound naming it when missing); `skip` records are passed
   // over at the start; with `shuffle`, each epoch's order is drawn from `shuffle_seed`.
@@ -32,11 +33,11 @@ class LmdbRecordSource : public RecordSource {
   Status ReadAt(int64_t position) override;
 
   const std::string& path() const { return reader_->path(); }
-  std::string_view key() const { return reader_->key(); }
-  std::string_view value() const { return reader_->value(); }
+  std::string_view key() const override { return reader_->key(); }
+  std::string_view value() const override { return reader_->value(); }
   // "LMDB 'path'", and with ": record 'key'" after it the current record, for messages.
-  std::string where() const;
-  std::string where_record() const;
+  std::string where() const override;
+  std::string where_record() const override;
 
  private:
   explicit LmdbRecordSource(std::unique_ptr<LmdbReader> reader) : reader_(std::move(reader)) {}

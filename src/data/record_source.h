@@ -8,20 +8,29 @@
 // position (layers/prefetching_data_layer.h), so a resumed reader asks for the same positions.
 //
 // ReadAt(position) makes the record at `position` the source's current record, which the
-// concrete source shows through its own accessors (LmdbRecordSource: the stored Datum bytes;
-// ImageListSource: the list entry; Hdf5RowSource: one row of each dataset). Positions usually
-// increase; a source that can only move forward (an LMDB cursor, the HDF5 file list) starts over
-// from its first record when asked for an earlier one. Errors name the file and the record
-// ("LMDB 'train_lmdb': record '00000042'", "list.txt:7: image 'a.jpg'").
+// concrete source shows through its own accessors (StoredRecordSource, data/stored_record_source.h:
+// the stored bytes of an LMDB's record or of a data server's; ImageListSource: the list entry;
+// Hdf5RowSource: one row of each dataset). Positions usually increase; a source that can only move
+// forward (an LMDB cursor, the HDF5 file list, a data server's stream) starts over when asked for
+// an earlier one. Errors name the file and the record ("LMDB 'train_lmdb': record '00000042'",
+// "list.txt:7: image 'a.jpg'").
 //
-// Implementations (data/): LmdbRecordSource (Datum records of an LMDB), ImageListSource
-// (ImageData's list of image files), Hdf5RowSource (HDF5Data's list of HDF5 files). Sources
-// whose unit is a whole batch stay batch-level behind their own class: the data server's
-// DataServerClient (ranks subscribe to their strided share of batches) and WindowData's window
-// file (windows drawn at random per batch). How a record becomes top blobs (decoding, transform,
-// labels) is the layer's, not the source's.
+// ExpectShard(index, count) tells the source which positions its reader will ask for (index,
+// index + count, ...: the layer's shard); a source that fetches ahead (the data server's) fetches
+// that share only, the others ignore it. Any position may still be read. Interrupt ends a wait
+// for something outside the process (a data server) at once, from any thread; the next ReadAt
+// starts over.
 //
-// Thread-safety: none; one thread at a time (a data layer's prefetch thread while it runs).
+// Implementations (data/): LmdbRecordSource (the records of an LMDB), ServedRecordSource (the
+// records a data server ships untouched, ranks subscribing to their strided share),
+// ImageListSource (ImageData's list of image files), Hdf5RowSource (HDF5Data's list of HDF5
+// files). Sources whose unit is a whole batch stay batch-level behind their own class: a data
+// server's float batches (transformed on the server, read by Data only through
+// DataServerClient) and WindowData's window file (windows drawn at random per batch). How a
+// record becomes top blobs (decoding, transform, labels) is the layer's, not the source's.
+//
+// Thread-safety: none; one thread at a time (a data layer's prefetch thread while it runs), except
+// Interrupt.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +47,10 @@ class RecordSource {
   virtual int64_t RecordCount() const = 0;
   // Makes the record at sequence position `position` >= 0 current.
   virtual Status ReadAt(int64_t position) = 0;
+  // The reader's shard: it will read positions index, index + count, ... (0 <= index < count).
+  virtual void ExpectShard(int index, int count) {}
+  // Ends a wait outside the process now; any thread may call it.
+  virtual void Interrupt() {}
 };
 
 }  // namespace dtrain

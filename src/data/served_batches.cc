@@ -35,17 +35,18 @@ StatusOr<std::unique_ptr<BatchMaker>> BatchMaker::Open(const ServedData& data) {
   }
 
   maker->order_ = std::make_unique<EpochOrder>(reader.Count(), data.shuffle, data.shuffle_seed);
-  Datum first;
-  DT_RETURN_IF_ERROR(ParseDatum(maker->values_[0], maker->keys_[0], &first, maker->Color())
-                         .WithContext("LMDB '" + data.source + "'"));
   DataServerWelcome& welcome = maker->welcome_;
   welcome.set_shipping(data.shipping);
   welcome.set_record_count(reader.Count());
   welcome.set_batch_size(data.batch_size);
   welcome.set_description(data.source);
   if (data.shipping == SHIP_RECORDS) {
+    // Shipped untouched, whatever they hold (Datum, AnnotatedDatum): the layers parse them.
     welcome.set_first_record(std::string(maker->values_[0]));
   } else {
+    Datum first;
+    DT_RETURN_IF_ERROR(ParseDatum(maker->values_[0], maker->keys_[0], &first, maker->Color())
+                           .WithContext("LMDB '" + data.source + "'"));
     std::unique_ptr<DataTransformer> transformer = maker->NewTransformer();
     DT_RETURN_IF_ERROR(transformer->Init().WithContext("the served transform"));
     DT_RETURN_IF_ERROR(transformer->CheckFits(first).WithContext("LMDB '" + data.source + "'"));

@@ -11,7 +11,9 @@
 // function of (r, N, b, k): a reconnecting or restarted client asks for the batch it needs and gets
 // the same records.
 //
-// SHIP_RECORDS batches carry the stored values untouched; SHIP_FLOATS batches are parsed and
+// SHIP_RECORDS batches carry the stored values untouched, whatever they hold (Datum records for
+// Data and BoxData, AnnotatedDatum records for AnnotatedData): the server never parses them, the
+// layers do (data/served_record_source.h). SHIP_FLOATS batches are parsed as Datums and
 // transformed here with the client's seed, record by record as DataLayer does (the crop and mirror
 // of a record are drawn from DeriveSeed(seed, position + 1)).
 //
@@ -66,7 +68,7 @@ OutgoingFrame MakeOutgoingFrame(FrameType type, const google::protobuf::MessageL
 
 class BatchMaker {
  public:
-  // Opens the LMDB and checks its first record (and, for SHIP_FLOATS, the transform).
+  // Opens the LMDB; for SHIP_FLOATS, checks its first record as a Datum and the transform.
   static StatusOr<std::unique_ptr<BatchMaker>> Open(const ServedData& data);
 
   const ServedData& data() const { return data_; }

@@ -96,7 +96,8 @@ int EvenIterSize(const std::vector<LayerParameter*>& layers, int iter_size, int 
   return 0;
 }
 
-// Points the Data layers of `net` that a data server feeds at `uri`; their names go to `changed`.
+// Points the data layers of `net` that a data server feeds (Data, AnnotatedData, BoxData) at `uri`;
+// their names go to `changed`.
 void MoveDataServer(NetParameter* net, const std::string& uri, std::vector<std::string>* changed) {
   for (LayerParameter& layer : *net->mutable_layer()) {
     if (!layer.has_data_param() || layer.data_param().source().rfind("tcp://", 0) != 0) continue;

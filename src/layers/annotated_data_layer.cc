@@ -44,7 +44,8 @@ AnnotatedDataLayer::~AnnotatedDataLayer() { StopPrefetching(); }
 
 LayerInputs AnnotatedDataLayer::Inputs(const LayerParameter& p) {
   LayerInputs in;
-  in.format = RecordsFormat::kAnnotatedLmdb;
+  in.format = IsDataServerUri(p.data_param().source()) ? RecordsFormat::kDataServer
+                                                       : RecordsFormat::kAnnotatedLmdb;
   in.records = p.data_param().source();
   return in;
 }
@@ -77,7 +78,7 @@ Status AnnotatedDataLayer::CheckParameters() {
 }
 
 Status AnnotatedDataLayer::SetUpSource(const TensorVec& top) {
-  DT_ASSIGN_OR_RETURN(lmdb_, OpenDataParamLmdb(seed_));
+  DT_ASSIGN_OR_RETURN(records_, OpenDataParamRecords(seed_));
   DT_RETURN_IF_ERROR(CheckParameters());
 
   const TransformationParameter& transform = param_.transform_param();
@@ -91,10 +92,10 @@ Status AnnotatedDataLayer::SetUpSource(const TensorVec& top) {
   DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
 
   // The tops' shapes, and whether labels are boxes, from the first record.
-  DT_RETURN_IF_ERROR(WithLayer(lmdb_->ReadAt(0)));
-  DT_RETURN_IF_ERROR(
-      WithLayer(ParseAnnotatedRecord(lmdb_->value(), lmdb_->key(), color_, &decoder_, &record_)
-                    .WithContext(lmdb_->where())));
+  DT_RETURN_IF_ERROR(WithLayer(records_->ReadAt(0)));
+  DT_RETURN_IF_ERROR(WithLayer(
+      ParseAnnotatedRecord(records_->value(), records_->key(), color_, &decoder_, &record_)
+          .WithContext(records_->where())));
   const AnnotatedDataParameter& anno = param_.annotated_data_param();
   type_given_ = anno.has_anno_type();
   boxes_ = record_.has_type || type_given_;
@@ -110,23 +111,23 @@ Status AnnotatedDataLayer::SetUpSource(const TensorVec& top) {
 }
 
 Status AnnotatedDataLayer::ShardChanged(bool started) {
-  if (!started) return Status::Ok();
-  offset_ = 0;
-  return WithLayer(lmdb_->ReadAt(0));
+  if (started) offset_ = 0;  // starts over from the first record, as after Setup
+  return Status::Ok();
 }
 
 Status AnnotatedDataLayer::ReadAugmented(int64_t position, Rng& rng) {
-  DT_RETURN_IF_ERROR(lmdb_->ReadAt(position));
-  DT_RETURN_IF_ERROR(ParseAnnotatedRecord(lmdb_->value(), lmdb_->key(), color_, &decoder_, &record_)
-                         .WithContext(lmdb_->where()));
+  DT_RETURN_IF_ERROR(records_->ReadAt(position));
+  DT_RETURN_IF_ERROR(
+      ParseAnnotatedRecord(records_->value(), records_->key(), color_, &decoder_, &record_)
+          .WithContext(records_->where()));
   if (boxes_ && !type_given_ && (!record_.has_type || record_.type != anno_type_)) {
-    return DataLoss(lmdb_->where_record() +
+    return DataLoss(records_->where_record() +
                     (record_.has_type ? " states another AnnotationType than the first record"
                                       : " states no AnnotationType, but the first record does"));
   }
   if (transformer_->distorts()) {
     DT_RETURN_IF_ERROR(
-        transformer_->Distort(rng, &record_.image).WithContext(lmdb_->where_record()));
+        transformer_->Distort(rng, &record_.image).WithContext(records_->where_record()));
   }
   if (transformer_->expands()) transformer_->Expand(rng, &record_.image, &record_.boxes);
   if (!samplers_.empty()) {
@@ -162,14 +163,14 @@ Status AnnotatedDataLayer::LoadBatch(Batch* batch) {
       if (!boxes_) batch->label.Reshape({batch_size_});
       item_size = batch->data.count(1);
     } else if (shape != first_shape) {
-      return DataLoss(lmdb_->where_record() + " gives a " + ShapeString(shape) +
+      return DataLoss(records_->where_record() + " gives a " + ShapeString(shape) +
                       " image but this batch's first record gives " + ShapeString(first_shape) +
                       " (set transform_param.resize_param to give every image one size)");
     }
     DT_RETURN_IF_ERROR(
         transformer_
             ->Transform(image, rng, batch->data.mutable_data() + item * item_size, &record_.boxes)
-            .WithContext(lmdb_->where_record()));
+            .WithContext(records_->where_record()));
     if (!boxes_) {
       batch->label.mutable_data()[item] = static_cast<float>(record_.label);
       continue;

@@ -21,19 +21,24 @@
 // fork aborts otherwise): set resize_param when the images differ in size or the samplers crop.
 // FIT_SMALL_SIZE gives every image its own shape and needs batch_size 1, as in the fork.
 //
-// Parameters: data_param source (an LMDB), batch_size, backend (LMDB), prefetch, rand_skip,
-// shuffle, as Data's; annotated_data_param batch_sampler, anno_type (replaces the records' own
-// type; a record that states none is then read as that type), label_map_file (only the fork's
-// tools read it; unused here, as in the fork). A record whose type differs from the first's is an
-// error naming it.
+// Parameters: data_param source (an LMDB, or a data server's "tcp://HOST:PORT"), batch_size,
+// backend (LMDB), prefetch, rand_skip, shuffle, server_timeout, server_auth_file, as Data's;
+// annotated_data_param batch_sampler, anno_type (replaces the records' own type; a record that
+// states none is then read as that type), label_map_file (only the fork's tools read it; unused
+// here, as in the fork). A record whose type differs from the first's is an error naming it.
 //
 // Randomness: every random choice of a record (distortion, expansion, samplers, crop offsets,
 // mirror, interpolation) comes from a stream seeded by the layer's seed and the record's position
 // in the sequence, so that N shards draw exactly what one reader draws, and a snapshot's position
 // alone resumes the stream (the state is PrefetchingDataLayer's default, the position).
 // Prefetching, sharding and faults are PrefetchingDataLayer's: a bad record makes Forward
-// return an error naming the layer and the record's key. A data server source (tcp://) is not
-// supported yet.
+// return an error naming the layer and the record's key.
+//
+// Data server (docs/data-server.md): with `source: "tcp://HOST:PORT"` the records come from
+// `dtrain data-server --ship=records` (data/served_record_source.h), this rank's strided share,
+// the very bytes of the LMDB it serves, augmented here as above: the tops are those the LMDB
+// gives (the server's --shuffle and key order are the sequence; rand_skip and data_param.shuffle
+// do not apply). A server shipping float batches is refused by name.
 #pragma once
 
 #include <memory>
@@ -43,7 +48,7 @@
 #include "data/annotated_record.h"
 #include "data/annotated_transformer.h"
 #include "data/image_decode.h"
-#include "data/lmdb_record_source.h"
+#include "data/stored_record_source.h"
 #include "detection/sampler.h"
 #include "layers/layer_inputs.h"
 #include "layers/prefetching_data_layer.h"
@@ -65,7 +70,7 @@ class AnnotatedDataLayer : public PrefetchingDataLayer {
  protected:
   Status SetUpSource(const TensorVec& top) override;
   Status LoadBatch(Batch* batch) override;
-  RecordSource* source() override { return lmdb_.get(); }
+  RecordSource* source() override { return records_.get(); }
   Status ShardChanged(bool started) override;
 
  private:
@@ -75,7 +80,7 @@ class AnnotatedDataLayer : public PrefetchingDataLayer {
   Status CheckParameters();
 
   uint64_t seed_;
-  std::unique_ptr<LmdbRecordSource> lmdb_;
+  std::unique_ptr<StoredRecordSource> records_;  // an LMDB or a data server
   std::unique_ptr<AnnotatedTransformer> transformer_;
   std::vector<detection::BatchSampler> samplers_;
   ImageColor color_ = ImageColor::kNative;

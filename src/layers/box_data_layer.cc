@@ -49,7 +49,8 @@ BoxDataLayer::~BoxDataLayer() { StopPrefetching(); }
 
 LayerInputs BoxDataLayer::Inputs(const LayerParameter& p) {
   LayerInputs in;
-  in.format = RecordsFormat::kBoxLmdb;
+  in.format = IsDataServerUri(p.data_param().source()) ? RecordsFormat::kDataServer
+                                                       : RecordsFormat::kBoxLmdb;
   in.records = p.data_param().source();
   return in;
 }
@@ -60,7 +61,7 @@ void BoxDataLayer::SetRecords(LayerParameter* p, const std::string& records) {
 
 Status BoxDataLayer::SetUpSource(const TensorVec& top) {
   const DataParameter& data = param_.data_param();
-  DT_ASSIGN_OR_RETURN(lmdb_, OpenDataParamLmdb(seed_));
+  DT_ASSIGN_OR_RETURN(records_, OpenDataParamRecords(seed_));
   if (top.size() > 2) {
     return Error(
         "one label top at most: Intel's data_param.side (a label top per value) is not "
@@ -79,7 +80,7 @@ Status BoxDataLayer::SetUpSource(const TensorVec& top) {
   transformer_ = std::make_unique<DataTransformer>(transform, phase_, seed_);
   DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
 
-  DT_RETURN_IF_ERROR(WithLayer(lmdb_->ReadAt(0)));
+  DT_RETURN_IF_ERROR(WithLayer(records_->ReadAt(0)));
   DT_RETURN_IF_ERROR(WithLayer(ReadRecord()));
   const std::vector<int> shape = transformer_->OutputShape(channels_, height_, width_);
   top_shapes_ = {{batch_size_, shape[0], shape[1], shape[2]}};
@@ -88,23 +89,22 @@ Status BoxDataLayer::SetUpSource(const TensorVec& top) {
 }
 
 Status BoxDataLayer::ShardChanged(bool started) {
-  if (!started) return Status::Ok();
-  offset_ = 0;
-  return WithLayer(lmdb_->ReadAt(0));
+  if (started) offset_ = 0;  // starts over from the first record, as after Setup
+  return Status::Ok();
 }
 
 Status BoxDataLayer::ReadRecord() {
-  const std::string_view bytes = lmdb_->value();
+  const std::string_view bytes = records_->value();
   if (!datum_.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return DataLoss(lmdb_->where_record() + " is not a valid Datum");
+    return DataLoss(records_->where_record() + " is not a valid Datum");
   }
   if (!datum_.encoded()) {
-    return DataLoss(lmdb_->where_record() +
+    return DataLoss(records_->where_record() +
                     " is not an encoded image: BoxData reads encoded (JPEG/PNG) Datums");
   }
   StatusOr<HwcImage> image = decoder_.Decode(datum_.data(), color_);
   if (!image.ok()) {
-    return DataLoss(lmdb_->where_record() + ": encoded image: " + image.status().message());
+    return DataLoss(records_->where_record() + ": encoded image: " + image.status().message());
   }
   channels_ = image->channels;
   height_ = image->height;
@@ -114,7 +114,7 @@ Status BoxDataLayer::ReadRecord() {
   if (!labels_) return Status::Ok();
   const int values = datum_.float_data_size();
   if (values == 0 || values % 6 != 0) {
-    return DataLoss(lmdb_->where_record() + " holds " + std::to_string(values) +
+    return DataLoss(records_->where_record() + " holds " + std::to_string(values) +
                     " float_data values, not 6 per box (class, difficult, x, y, w, h) with at "
                     "least one box");
   }
@@ -122,12 +122,12 @@ Status BoxDataLayer::ReadRecord() {
     const auto& f = datum_.float_data();
     for (int v = k; v < k + 6; ++v) {
       if (!std::isfinite(f[v])) {
-        return DataLoss(lmdb_->where_record() + ": box " + std::to_string(k / 6) +
+        return DataLoss(records_->where_record() + ": box " + std::to_string(k / 6) +
                         " holds a value that is not finite");
       }
     }
     if (f[k] < 0) {
-      return DataLoss(lmdb_->where_record() + ": box " + std::to_string(k / 6) + " has class " +
+      return DataLoss(records_->where_record() + ": box " + std::to_string(k / 6) + " has class " +
                       std::to_string(f[k]) + ", below 0");
     }
     boxes_.push_back({f[k], f[k + 1], f[k + 2], f[k + 3], f[k + 4], f[k + 5]});
@@ -138,7 +138,7 @@ Status BoxDataLayer::ReadRecord() {
 Status BoxDataLayer::RandomCrop(Rng& rng) {
   const float width = static_cast<float>(width_), height = static_cast<float>(height_);
   if (width_ < 4 || height_ < 4) {
-    return DataLoss(lmdb_->where_record() + " is " + std::to_string(width_) + " x " +
+    return DataLoss(records_->where_record() + " is " + std::to_string(width_) + " x " +
                     std::to_string(height_) + ": BoxData's training crops need at least 4 x 4");
   }
   // Each box's integer centre and size in pixels; a centre outside the image is never kept.
@@ -152,14 +152,14 @@ Status BoxDataLayer::RandomCrop(Rng& rng) {
     const float fx = b.x * width, fy = b.y * height, fw = b.w * width, fh = b.h * height;
     const bool inside = fx > -1 && fx < width && fy > -1 && fy < height;
     if (std::fabs(fw) >= 2e9f || std::fabs(fh) >= 2e9f) {
-      return DataLoss(lmdb_->where_record() + ": a box's size is out of range");
+      return DataLoss(records_->where_record() + ": a box's size is out of range");
     }
     pixels.push_back({inside ? static_cast<int>(fx) : 0, inside ? static_cast<int>(fy) : 0,
                       static_cast<int>(fw), static_cast<int>(fh), inside});
     any = any || inside;
   }
   if (!any) {
-    return DataLoss(lmdb_->where_record() +
+    return DataLoss(records_->where_record() +
                     ": no box's centre lies inside the image, so no training crop keeps one");
   }
   for (int draw = 0; draw < kMaxCropDraws; ++draw) {
@@ -192,7 +192,7 @@ Status BoxDataLayer::RandomCrop(Rng& rng) {
     boxes_.swap(kept_);
     return Status::Ok();
   }
-  return DataLoss(lmdb_->where_record() + ": no training crop kept a box in " +
+  return DataLoss(records_->where_record() + ": no training crop kept a box in " +
                   std::to_string(kMaxCropDraws) + " draws");
 }
 
@@ -204,7 +204,7 @@ Status BoxDataLayer::FillItem(int item, int64_t position, Batch* batch) {
     batch->data.Reshape({batch_size_, shape[0], shape[1], shape[2]});
     if (labels_) batch->label.Reshape({batch_size_, kMaxBoxes * kRowSize});
   } else if (channels_ != first_channels || height_ != first_height || width_ != first_width) {
-    return DataLoss(lmdb_->where_record() + " is " + std::to_string(channels_) + "x" +
+    return DataLoss(records_->where_record() + " is " + std::to_string(channels_) + "x" +
                     std::to_string(height_) + "x" + std::to_string(width_) +
                     " but this batch's first record is " + std::to_string(first_channels) + "x" +
                     std::to_string(first_height) + "x" + std::to_string(first_width));
@@ -215,7 +215,7 @@ Status BoxDataLayer::FillItem(int item, int64_t position, Batch* batch) {
   const int64_t item_size = batch->data.count(1);
   DT_RETURN_IF_ERROR(
       transformer_->Transform(view, rng, batch->data.mutable_data() + item * item_size)
-          .WithContext(lmdb_->where_record()));
+          .WithContext(records_->where_record()));
   if (!labels_) return Status::Ok();
   float* rows = batch->label.mutable_data() + static_cast<int64_t>(item) * kMaxBoxes * kRowSize;
   std::fill(rows, rows + kMaxBoxes * kRowSize, 0.f);

@@ -23,12 +23,14 @@
 // whose box centres lies inside the image is an error (Intel draws forever), as is a training
 // image smaller than 4 x 4. TEST: the image and boxes as stored.
 //
-// Parameters: data_param source (an LMDB), batch_size, backend (LMDB), prefetch, rand_skip,
-// shuffle; transform_param mean_value, mean_file, scale, force_color, force_gray. Refused by
-// name: transform_param crop_size and mirror (Intel's BoxData crops and flips the image but not
-// its boxes), pad and the resizes, distortions, expansion and noise (not applied to the boxes
-// either); more than one label top (Intel's data_param.side, one label top per value, which
-// dtrain's schema lacks); a data server source.
+// Parameters: data_param source (an LMDB, or a data server's "tcp://HOST:PORT": the records of
+// `dtrain data-server --ship=records`, data/served_record_source.h, read as from the LMDB),
+// batch_size, backend (LMDB), prefetch, rand_skip and shuffle (an LMDB's), server_timeout,
+// server_auth_file; transform_param mean_value, mean_file, scale, force_color, force_gray.
+// Refused by name: transform_param crop_size and mirror (Intel's BoxData crops and flips the image
+// but not its boxes), pad and the resizes, distortions, expansion and noise (not applied to the
+// boxes either); more than one label top (Intel's data_param.side, one label top per value, which
+// dtrain's schema lacks); a data server shipping float batches.
 //
 // These labels are not what Intel's RegionLoss and EvalDetection read (AnnotatedData's
 // (1, 1, G, 8) rows): they refuse them. Random draws come from a stream seeded by the layer's
@@ -42,7 +44,7 @@
 #include <vector>
 
 #include "data/image_decode.h"
-#include "data/lmdb_record_source.h"
+#include "data/stored_record_source.h"
 #include "data/transformer.h"
 #include "layers/layer_inputs.h"
 #include "layers/prefetching_data_layer.h"
@@ -67,7 +69,7 @@ class BoxDataLayer : public PrefetchingDataLayer {
 
  protected:
   Status SetUpSource(const TensorVec& top) override;
-  RecordSource* source() override { return lmdb_.get(); }
+  RecordSource* source() override { return records_.get(); }
   Status FillItem(int item, int64_t position, Batch* batch) override;
   Status ShardChanged(bool started) override;
 
@@ -82,7 +84,7 @@ class BoxDataLayer : public PrefetchingDataLayer {
 
   uint64_t seed_;
   bool labels_ = false;
-  std::unique_ptr<LmdbRecordSource> lmdb_;
+  std::unique_ptr<StoredRecordSource> records_;  // an LMDB or a data server
   std::unique_ptr<DataTransformer> transformer_;
   ImageColor color_ = ImageColor::kNative;
   ImageDecoder decoder_;

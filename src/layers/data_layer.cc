@@ -7,6 +7,7 @@
 
 #include "core/logging.h"
 #include "data/datum.h"
+#include "data/lmdb_record_source.h"
 #include "proto/net.pb.h"
 
 namespace dtrain {
@@ -19,6 +20,7 @@ DataLayer::~DataLayer() { StopPrefetching(); }
 void DataLayer::InterruptLoader() {
   // A prefetch thread waiting for a data server must not wait out the server timeout.
   if (served_) served_->Interrupt();
+  PrefetchingDataLayer::InterruptLoader();
 }
 
 void DataLayer::SetTopShapes(const std::vector<int>& shape) {
@@ -43,16 +45,9 @@ Status DataLayer::SetUpSource(const TensorVec& top) {
   if (transform.force_gray()) color_ = ImageColor::kGray;
   transformer_ = std::make_unique<DataTransformer>(transform, phase_, DeriveSeed(seed_, 0));
   DT_RETURN_IF_ERROR(WithLayer(transformer_->Init()));
-  if (IsDataServerUri(data.source())) {
-    if (data.shuffle()) {
-      return Error(
-          "data_param.shuffle with a data server's source: the server orders the "
-          "records (dtrain data-server --shuffle)");
-    }
-    lmdb_.reset();
-    return WithLayer(SetUpServed(data));
-  }
+  records_.reset();
   served_.reset();
+  if (IsDataServerUri(data.source())) return WithLayer(SetUpServed(data));
   return SetUpLmdb(data);
 }
 
@@ -84,29 +79,30 @@ Status DataLayer::SetUpLmdb(const DataParameter& data) {
   auto source =
       LmdbRecordSource::Open(data.source(), skip_, data.shuffle(), DeriveSeed(seed_, UINT64_MAX));
   if (!source.ok()) return WithLayer(source.status());
-  lmdb_ = std::move(source).value();
-  if (lmdb_->RecordCount() == 0) return Error("LMDB '" + data.source() + "' has no records");
+  const int64_t count = (*source)->RecordCount();
+  records_ = std::move(source).value();
+  if (count == 0) return Error("LMDB '" + data.source() + "' has no records");
   if (data.shuffle()) {
-    DT_LOG(INFO) << "Shuffling data (a new order of the " << lmdb_->RecordCount()
-                 << " records every epoch)";
+    DT_LOG(INFO) << "Shuffling data (a new order of the " << count << " records every epoch)";
   }
   DT_LOG(INFO) << "Opened lmdb " << data.source();
   if (skip_ > 0) DT_LOG(INFO) << "Skipping first " << skip_ << " data points.";
-  DT_RETURN_IF_ERROR(WithLayer(lmdb_->ReadAt(0)));
+  return WithLayer(SetTopShapesFromFirstRecord());
+}
 
-  // The output shape, from the first record this layer reads.
-  DT_RETURN_IF_ERROR(WithLayer(
-      ParseDatum(lmdb_->value(), lmdb_->key(), &datum_, color_).WithContext(lmdb_->where())));
-  DT_RETURN_IF_ERROR(WithLayer(transformer_->CheckFits(datum_)));
+Status DataLayer::SetTopShapesFromFirstRecord() {
+  DT_RETURN_IF_ERROR(records_->ReadAt(0));
+  DT_RETURN_IF_ERROR(ParseDatum(records_->value(), records_->key(), &datum_, color_)
+                         .WithContext(records_->where()));
+  DT_RETURN_IF_ERROR(transformer_->CheckFits(datum_));
   SetTopShapes(transformer_->OutputShape(datum_));
   return Status::Ok();
 }
 
 Status DataLayer::ShardChanged(bool started) {
-  if (!started) return Status::Ok();  // reads on from where it is
-  // Restarted from the first record, as after Setup.
-  offset_ = 0;
-  return lmdb_ ? WithLayer(lmdb_->ReadAt(0)) : Status::Ok();
+  // Restarted from the first record, as after Setup; not started, it reads on from where it is.
+  if (started) offset_ = 0;
+  return Status::Ok();
 }
 
 // Sharded, the position saved is the start of the next round of shard_count records: the same
@@ -122,7 +118,6 @@ Status DataLayer::RestoreLoader(const std::string& state) {
   Rng rng;
   if (offset < 0 || !rng.Deserialize(state.substr(newline + 1))) return CorruptState();
   offset_ = offset;
-  if (lmdb_) DT_RETURN_IF_ERROR(WithLayer(lmdb_->ReadAt(offset)));
   transformer_->rng() = rng;
   return Status::Ok();
 }
@@ -133,8 +128,8 @@ Status DataLayer::LoadBatch(Batch* batch) {
 }
 
 Status DataLayer::FillItem(int item, int64_t position, Batch* batch) {
-  Status status = ParseDatum(lmdb_->value(), lmdb_->key(), &datum_, color_);
-  if (!status.ok()) return status.WithContext(lmdb_->where());
+  Status status = ParseDatum(records_->value(), records_->key(), &datum_, color_);
+  if (!status.ok()) return status.WithContext(records_->where());
   if (item == 0) {
     // Each batch takes its shape from its first record, as in Caffe.
     channels_ = datum_.channels();
@@ -149,7 +144,7 @@ Status DataLayer::FillItem(int item, int64_t position, Batch* batch) {
               (datum_.height() != height_ || datum_.width() != width_))) {
     // Resized images of any size make the same output (as in Intel Caffe); otherwise the
     // batch's first record sets the size.
-    return DataLoss(lmdb_->where_record() + " is " + DatumShapeString(datum_) +
+    return DataLoss(records_->where_record() + " is " + DatumShapeString(datum_) +
                     " but this batch's first record is " + std::to_string(channels_) + "x" +
                     std::to_string(height_) + "x" + std::to_string(width_));
   }
@@ -158,7 +153,7 @@ Status DataLayer::FillItem(int item, int64_t position, Batch* batch) {
   // share a stream).
   transformer_->rng().Seed(DeriveSeed(seed_, static_cast<uint64_t>(position) + 1));
   status = transformer_->Transform(datum_, batch->data.mutable_data() + item * item_size_);
-  if (!status.ok()) return status.WithContext(lmdb_->where_record());
+  if (!status.ok()) return status.WithContext(records_->where_record());
   batch->label.mutable_data()[item] = static_cast<float>(datum_.label());
   return Status::Ok();
 }

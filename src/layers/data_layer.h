@@ -24,10 +24,11 @@
 // Data server (a dtrain extension, docs/data-server.md): with `source: "tcp://HOST:PORT"` the
 // batches come from `dtrain data-server` instead of an LMDB: rank `index` of `count` asks for its
 // strided share, the same records this layer would read from the LMDB itself, so both train
-// alike. Shipped records are transformed here as LMDB records are; shipped float batches were
-// transformed by the server (this layer's transform_param is then unused). data_param's
-// server_timeout bounds the wait for the server, server_auth_file gives the shared secret.
-// batch_size is the per-rank batch.
+// alike. Shipped records are read through a ServedRecordSource and transformed here exactly as
+// LMDB records are (the same code: FillItem); shipped float batches were transformed by the
+// server (this layer's transform_param is then unused) and are copied in whole (LoadServedBatch).
+// data_param's server_timeout bounds the wait for the server, server_auth_file gives the shared
+// secret. batch_size is the per-rank batch.
 //
 // Sharding: SetShard(index, count) makes this layer read only the records at positions
 // index, index + count, index + 2*count, ... of the (wrapping) record sequence, as Caffe's
@@ -46,7 +47,7 @@
 
 #include "data/data_server_client.h"
 #include "data/image_decode.h"
-#include "data/lmdb_record_source.h"
+#include "data/stored_record_source.h"
 #include "data/transformer.h"
 #include "layers/layer_inputs.h"
 #include "layers/prefetching_data_layer.h"
@@ -68,7 +69,7 @@ class DataLayer : public PrefetchingDataLayer {
  protected:
   Status SetUpSource(const TensorVec& top) override;
   Status LoadBatch(Batch* batch) override;
-  RecordSource* source() override { return lmdb_.get(); }
+  RecordSource* source() override { return records_.get(); }
   Status FillItem(int item, int64_t position, Batch* batch) override;
   std::string LoaderState() const override;
   Status RestoreLoader(const std::string& state) override;
@@ -79,19 +80,21 @@ class DataLayer : public PrefetchingDataLayer {
  private:
   // Sets top_shapes_ from one record's transformed shape (C, H, W).
   void SetTopShapes(const std::vector<int>& shape);
+  // Sizes the tops from the first record of records_ (position 0).
+  Status SetTopShapesFromFirstRecord();
   // The LMDB half: opens the source and sizes the tops from its first record.
   Status SetUpLmdb(const DataParameter& data);
-  // The data-server half (data_layer_served.cc): connects and sizes the tops; fills a batch.
+  // The data-server half (data_layer_served.cc): connects; a server of records becomes records_,
+  // one of float batches served_, whose batches LoadServedBatch copies in.
   Status SetUpServed(const DataParameter& data);
   Status LoadServedBatch(Batch* batch);
-  // Copies one received batch of records (transformed here) or floats into `batch`.
-  Status UnpackRecords(Batch* batch);
   Status UnpackFloats(Batch* batch);
 
   uint64_t seed_;
-  uint32_t skip_ = 0;                         // records skipped at the start (rand_skip)
-  std::unique_ptr<LmdbRecordSource> lmdb_;    // LMDB source
-  std::unique_ptr<DataServerClient> served_;  // tcp:// source
+  uint32_t skip_ = 0;  // records skipped at the start (rand_skip)
+  // The records parsed here: an LMDB, or a data server shipping records.
+  std::unique_ptr<StoredRecordSource> records_;
+  std::unique_ptr<DataServerClient> served_;  // a data server shipping float batches
   bool subscribed_ = false;  // whether served_ streams from offset_ (reset with the prefetcher)
   ReceivedBatch received_;   // reused by LoadServedBatch
   std::unique_ptr<DataTransformer> transformer_;

@@ -16,14 +16,15 @@ namespace dtrain {
 enum class RecordsFormat {
   kNone,           // the layer reads no records (Input, DummyData, MemoryData, every other layer)
   kLmdb,           // a database a data server can serve in the layer's place (Data)
-  kDataServer,     // records arrive from a data server (Data with a tcp:// source)
+  kDataServer,     // records arrive from a data server (Data, AnnotatedData or BoxData with a
+                   // tcp:// source)
   kImageList,      // a text list of image files, one per line: split per rank by dtrain launch
   kHdf5List,       // a text list of HDF5 files
   kWindowFile,     // a window file (WindowData)
-  kAnnotatedLmdb,  // an LMDB of AnnotatedDatum records (AnnotatedData; not served by a data server
-                   // yet)
-  kBoxLmdb,        // an LMDB of encoded Datums with boxes in float_data (BoxData; not served by a
-                   // data server)
+  kAnnotatedLmdb,  // an LMDB of AnnotatedDatum records (AnnotatedData; a data server serves it
+                   // as records)
+  kBoxLmdb,        // an LMDB of encoded Datums with boxes in float_data (BoxData; a data server
+                   // serves it as records)
 };
 
 struct LayerInputs {

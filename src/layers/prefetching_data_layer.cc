@@ -7,7 +7,9 @@
 #include "core/check.h"
 #include "core/logging.h"
 #include "core/rng.h"
-#include "data/data_server_client.h"
+#include "data/data_param_server.h"
+#include "data/lmdb_record_source.h"
+#include "data/served_record_source.h"
 #include "proto/net.pb.h"
 
 namespace dtrain {
@@ -25,6 +27,10 @@ Status PrefetchingDataLayer::CorruptState() const {
   return DataLoss("corrupt data position for layer '" + name() + "'");
 }
 
+void PrefetchingDataLayer::InterruptLoader() {
+  if (RecordSource* records = source()) records->Interrupt();
+}
+
 void PrefetchingDataLayer::StopPrefetching() {
   if (!prefetcher_) return;
   InterruptLoader();
@@ -37,6 +43,7 @@ Status PrefetchingDataLayer::LayerSetUp(const TensorVec& bottom, const TensorVec
   offset_ = 0;
   set_up_ = false;
   DT_RETURN_IF_ERROR(SetUpSource(top));
+  if (RecordSource* records = source()) records->ExpectShard(shard_index_, shard_count_);
   set_up_ = true;
   consumed_state_ = LoaderState();
   return Status::Ok();
@@ -54,6 +61,7 @@ void PrefetchingDataLayer::SetShard(int index, int count) {
   shard_index_ = index;
   shard_count_ = count;
   if (!set_up_) return;
+  if (RecordSource* records = source()) records->ExpectShard(index, count);
   pending_ = ShardChanged(started);
   if (pending_.ok()) consumed_state_ = LoaderState();
 }
@@ -108,20 +116,26 @@ Status PrefetchingDataLayer::RestoreLoader(const std::string& state) {
   return Status::Ok();
 }
 
-StatusOr<std::unique_ptr<LmdbRecordSource>> PrefetchingDataLayer::OpenDataParamLmdb(uint64_t seed) {
+StatusOr<std::unique_ptr<StoredRecordSource>> PrefetchingDataLayer::OpenDataParamRecords(
+    uint64_t seed) {
   const DataParameter& data = param_.data_param();
   if (data.source().empty()) return Error("data_param.source is not set");
-  if (IsDataServerUri(data.source())) {
-    return Error("a data server source (" + data.source() + ") is not supported for " + type() +
-                 " yet; give the LMDB");
-  }
-  if (data.has_backend() && data.backend() != DataParameter::LMDB) {
+  const bool served = IsDataServerUri(data.source());
+  // A served LMDB is the server's business, whatever the backend says.
+  if (!served && data.has_backend() && data.backend() != DataParameter::LMDB) {
     return Error("data_param.backend " + DataParameter::DB_Name(data.backend()) +
                  " is not supported; convert the data set to LMDB");
   }
   if (data.batch_size() == 0) return Error("data_param.batch_size must be positive");
   DT_ASSIGN_OR_RETURN(batch_size_, Dimension("data_param.batch_size", data.batch_size()));
   prefetch_depth_ = std::max(1, static_cast<int>(data.prefetch()));
+  if (served) {
+    auto client = ConnectDataParamServer(data, prefetch_depth_);
+    if (!client.ok()) return WithLayer(client.status());
+    auto records = ServedRecordSource::Create(std::move(client).value(), batch_size_, type());
+    if (!records.ok()) return WithLayer(records.status());
+    return std::unique_ptr<StoredRecordSource>(std::move(records).value());
+  }
   Rng skip_rng(DeriveSeed(seed, 0));
   const uint32_t skip = data.rand_skip() > 0 ? skip_rng.Next() % data.rand_skip() : 0;
   auto lmdb =
@@ -129,7 +143,7 @@ StatusOr<std::unique_ptr<LmdbRecordSource>> PrefetchingDataLayer::OpenDataParamL
   if (!lmdb.ok()) return WithLayer(lmdb.status());
   if ((*lmdb)->RecordCount() == 0) return Error("LMDB '" + data.source() + "' has no records");
   DT_LOG(INFO) << "Opened lmdb " << data.source();
-  return lmdb;
+  return std::unique_ptr<StoredRecordSource>(std::move(lmdb).value());
 }
 
 Status PrefetchingDataLayer::LoadBatch(Batch* batch) {

@@ -1,7 +1,8 @@
 // PrefetchingDataLayer: what every data layer with a source shares, written once: sharding over
 // ranks, the prefetch thread and its queue of ready batches, the exact resume position and the
-// reporting of faults. Data, ImageData, HDF5Data and WindowData are its subclasses; each keeps
-// only its parameter checks, the source it opens and how a record becomes top blobs.
+// reporting of faults. Data, ImageData, HDF5Data, WindowData, AnnotatedData and BoxData are its
+// subclasses; each keeps only its parameter checks, the source it opens and how a record becomes
+// top blobs.
 //
 // A subclass implements SetUpSource (check the parameters, open the source, set batch_size_,
 // prefetch_depth_ and top_shapes_) and says how a batch is made, either
@@ -9,14 +10,16 @@
 //     is read from source() (data/record_source.h) and FillItem writes that record into the
 //     batch (transform, label), one virtual call per record, none per value; or
 //   - a whole batch at once, overriding LoadBatch (ImageData decodes a batch on a thread pool,
-//     the data server ships whole batches, WindowData draws its windows per batch).
+//     a data server's float batches come whole, WindowData draws its windows per batch,
+//     AnnotatedData's label rows depend on the whole batch).
 //
 // Positions and sharding (ShardedSource): shard index of count reads the positions p of the
 // endless record sequence with p % count == index, in order (NextPosition), so that the batches of
 // the shards, interleaved, are those one reader of count times the batch reads. The position a
 // snapshot records is RoundStart(), the start of the next round of count positions: the same on
 // every shard, so one shard's state resumes them all, also on another shard count (each reads on
-// from there, its own share).
+// from there, its own share). source() is told its shard (RecordSource::ExpectShard) after
+// SetUpSource and on every SetShard, so that a data server streams that share only.
 //
 // State (SaveState/RestoreState): LoaderState() is stored in each batch as it is filled; SaveState
 // returns that of the last batch Forward handed out (not of the batches read ahead), or, while
@@ -40,9 +43,9 @@
 #include <string>
 #include <vector>
 
-#include "data/lmdb_record_source.h"
 #include "data/prefetch.h"
 #include "data/record_source.h"
+#include "data/stored_record_source.h"
 #include "layers/layer.h"
 #include "layers/sharded_source.h"
 
@@ -89,15 +92,18 @@ class PrefetchingDataLayer : public Layer, public ShardedSource {
   // A batch Forward hands out (the consumer's thread), after its state became the consumed one.
   virtual void BatchConsumed(const Batch& batch) {}
   // Before the prefetch thread starts (Forward), and to wake a loader blocked on something
-  // outside the process (a data server) before the thread is stopped.
+  // outside the process (a data server) before the thread is stopped; the default interrupts
+  // source().
   virtual void PrefetchStarting() {}
-  virtual void InterruptLoader() {}
+  virtual void InterruptLoader();
 
-  // For a subclass that reads data_param's LMDB of its own records (AnnotatedData, BoxData):
-  // checks source (set; a data server's tcp:// source is refused), backend (LMDB) and batch_size,
-  // sets batch_size_ and prefetch_depth_, and opens the LMDB with data_param's rand_skip and
-  // shuffle drawn from `seed` as Data draws them. Errors name the layer.
-  StatusOr<std::unique_ptr<LmdbRecordSource>> OpenDataParamLmdb(uint64_t seed);
+  // For a subclass that parses data_param's stored records (AnnotatedData, BoxData): checks
+  // source (set) and batch_size, sets batch_size_ and prefetch_depth_, and opens the LMDB
+  // (backend LMDB; data_param's rand_skip and shuffle drawn from `seed` as Data draws them) or,
+  // for a "tcp://HOST:PORT" source, the data server's records (data/data_param_server.h,
+  // data/served_record_source.h; a server shipping float batches is refused). Errors name the
+  // layer.
+  StatusOr<std::unique_ptr<StoredRecordSource>> OpenDataParamRecords(uint64_t seed);
 
   // Stops and joins the prefetch thread, dropping the batches read ahead.
   void StopPrefetching();

@@ -17,41 +17,22 @@
 #include "data/datum.h"
 #include "data_test_util.h"
 #include "image_test_util.h"
+#include "in_process_data_server.h"
 #include "layers/data_layer.h"
 #include "testing/layer_test_util.h"
 
 namespace dtrain {
 namespace {
 
+using testing::ServerUri;
+using testing::StartDataServer;
 using testing::TempDir;
-
-std::unique_ptr<DataServer> StartServer(const ServedData& data, const std::string& secret = "",
-                                        uint16_t port = 0, double handshake_timeout_s = 10,
-                                        int max_clients = 256) {
-  auto maker = BatchMaker::Open(data);
-  EXPECT_TRUE(maker.ok()) << maker.status().message();
-  if (!maker.ok()) return nullptr;
-  DataServerOptions options;
-  options.port = port;
-  options.threads = 2;
-  options.secret = secret;
-  options.handshake_timeout_s = handshake_timeout_s;
-  options.max_clients = max_clients;
-  options.log_interval_s = 0;
-  auto server = DataServer::Start(options, std::shared_ptr<const BatchMaker>(std::move(*maker)));
-  EXPECT_TRUE(server.ok()) << server.status().message();
-  return server.ok() ? std::move(*server) : nullptr;
-}
-
-std::string Uri(const DataServer& server) {
-  return "tcp://127.0.0.1:" + std::to_string(server.port());
-}
 
 StatusOr<std::unique_ptr<DataServerClient>> Connect(const DataServer& server,
                                                     const std::string& secret = "",
                                                     double timeout_s = 5) {
   DataServerClientOptions options;
-  options.uri = Uri(server);
+  options.uri = ServerUri(server);
   options.secret = secret;
   options.timeout_s = timeout_s;
   options.name = "test";
@@ -99,7 +80,7 @@ class DataServerTest : public ::testing::Test {
 };
 
 TEST_F(DataServerTest, ThreeRanksGetDisjointBatchesCoveringTheEpochOnce) {
-  auto server = StartServer(Records(5));
+  auto server = StartDataServer(Records(5));
   ASSERT_TRUE(server);
   std::vector<std::vector<int>> seen(3);
   std::vector<std::thread> ranks;
@@ -137,7 +118,7 @@ TEST_F(DataServerTest, ShuffledEpochsAreSplitDisjointlyAndRepeatForTheSameSeed) 
     ServedData data = Records(5);
     data.shuffle = true;
     data.shuffle_seed = seed;
-    auto server = StartServer(data);
+    auto server = StartDataServer(data);
     std::vector<int> sequence;  // positions 0, 1, 2, ... over two epochs, interleaving the ranks
     std::vector<std::vector<int>> by_rank(3);
     for (int rank = 0; rank < 3; ++rank) {
@@ -178,7 +159,7 @@ TEST_F(DataServerTest, ServedDataLayerMatchesLmdbDataLayer) {
     data.transform.set_crop_size(4);
     data.transform.set_mirror(true);
     data.transform.set_scale(0.5f);
-    auto server = StartServer(data);
+    auto server = StartDataServer(data);
     ASSERT_TRUE(server);
     for (int shard = 0; shard < 2; ++shard) {
       auto layer_for = [&](const std::string& source) {
@@ -189,7 +170,7 @@ TEST_F(DataServerTest, ServedDataLayerMatchesLmdbDataLayer) {
         return layer;
       };
       auto local = layer_for(lmdb_);
-      auto served = layer_for(Uri(*server));
+      auto served = layer_for(ServerUri(*server));
       Tensor a_data, a_label, b_data, b_label;
       TensorVec a{&a_data, &a_label}, b{&b_data, &b_label};
       ASSERT_TRUE(local->Setup({}, a).ok());
@@ -214,7 +195,7 @@ TEST_F(DataServerTest, ServedDataLayerMatchesLmdbDataLayer) {
 // A snapshot's data position carries over between a served and an LMDB source, both ways: the
 // resumed layer produces the batch the uninterrupted one would have.
 TEST_F(DataServerTest, DataPositionResumesAcrossServedAndLmdbSources) {
-  auto server = StartServer(Records());
+  auto server = StartDataServer(Records());
   ASSERT_TRUE(server);
   auto layer_for = [&](const std::string& source) {
     auto layer = testing::MakeLayer(testing::DataLayerParam(source, 4), TRAIN, 5);
@@ -225,13 +206,13 @@ TEST_F(DataServerTest, DataPositionResumesAcrossServedAndLmdbSources) {
   TensorVec top{&data, &label};
   float loss;
   for (bool from_server : {true, false}) {
-    auto first = layer_for(from_server ? Uri(*server) : lmdb_);
+    auto first = layer_for(from_server ? ServerUri(*server) : lmdb_);
     ASSERT_TRUE(first->Setup({}, top).ok());
     for (int i = 0; i < 3; ++i) ASSERT_TRUE(first->Forward({}, top, &loss).ok());
     const std::string state = first->SaveState();
     ASSERT_TRUE(first->Forward({}, top, &loss).ok());
     const std::vector<float> expected = testing::Values(label);
-    auto second = layer_for(from_server ? lmdb_ : Uri(*server));
+    auto second = layer_for(from_server ? lmdb_ : ServerUri(*server));
     ASSERT_TRUE(second->Setup({}, top).ok());
     Status s = second->RestoreState(state);
     ASSERT_TRUE(s.ok()) << s.message();
@@ -245,9 +226,9 @@ TEST_F(DataServerTest, DataPositionResumesAcrossServedAndLmdbSources) {
 // A served Data layer whose server is gone is destroyed at once, not after its server_timeout:
 // the prefetch thread's wait for the server is interrupted.
 TEST_F(DataServerTest, ALayerWaitingForAGoneServerIsDestroyedAtOnce) {
-  auto server = StartServer(Records());
+  auto server = StartDataServer(Records());
   ASSERT_TRUE(server);
-  LayerParameter p = testing::DataLayerParam(Uri(*server), 4);
+  LayerParameter p = testing::DataLayerParam(ServerUri(*server), 4);
   p.mutable_data_param()->set_server_timeout(60);
   p.mutable_data_param()->set_prefetch(1);
   auto layer = testing::MakeLayer(p, TRAIN);
@@ -291,7 +272,7 @@ TEST_F(DataServerTest, EncodedRecordsServeAsTheLmdbReadsThem) {
     data.shipping = shipping;
     data.transform.set_crop_size(6);
     data.transform.set_mirror(true);
-    auto server = StartServer(data);
+    auto server = StartDataServer(data);
     ASSERT_TRUE(server);
     auto layer_for = [&](const std::string& source) {
       LayerParameter p = testing::DataLayerParam(source, 5);
@@ -299,7 +280,7 @@ TEST_F(DataServerTest, EncodedRecordsServeAsTheLmdbReadsThem) {
       return testing::MakeLayer(p, TRAIN, 3);
     };
     auto local = layer_for(encoded);
-    auto served = layer_for(Uri(*server));
+    auto served = layer_for(ServerUri(*server));
     Tensor a_data, a_label, b_data, b_label;
     TensorVec a{&a_data, &a_label}, b{&b_data, &b_label};
     ASSERT_TRUE(local->Setup({}, a).ok());
@@ -316,7 +297,7 @@ TEST_F(DataServerTest, EncodedRecordsServeAsTheLmdbReadsThem) {
 }
 
 TEST_F(DataServerTest, ClientResumesItsSequenceAfterTheServerRestarts) {
-  auto server = StartServer(Records(4));
+  auto server = StartDataServer(Records(4));
   ASSERT_TRUE(server);
   const uint16_t port = server->port();
   auto client = Connect(*server);
@@ -330,7 +311,7 @@ TEST_F(DataServerTest, ClientResumesItsSequenceAfterTheServerRestarts) {
   // The server comes back a moment later on the same port; the client waits and goes on.
   std::thread restart([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    server = StartServer(Records(4), "", port);
+    server = StartDataServer(Records(4), "", port);
   });
   std::vector<int> records;
   for (int k = 2; k < 5; ++k) {
@@ -345,18 +326,18 @@ TEST_F(DataServerTest, ClientResumesItsSequenceAfterTheServerRestarts) {
 }
 
 TEST_F(DataServerTest, WrongOrMissingSecretIsRefused) {
-  auto server = StartServer(Records(5), "s3cret");
+  auto server = StartDataServer(Records(5), "s3cret");
   ASSERT_TRUE(server);
   auto wrong = Connect(*server, "guess");
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(),
-            "data server " + Uri(*server) +
+            "data server " + ServerUri(*server) +
                 ": the data server refused: authentication failed: wrong shared secret "
                 "(--auth-file)");
   auto none = Connect(*server, "");
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().message(),
-            "data server " + Uri(*server) +
+            "data server " + ServerUri(*server) +
                 " requires a shared secret: set "
                 "data_param.server_auth_file to the file given to the server's --auth-file");
   auto right = Connect(*server, "s3cret");
@@ -365,7 +346,7 @@ TEST_F(DataServerTest, WrongOrMissingSecretIsRefused) {
 }
 
 TEST_F(DataServerTest, MismatchedBatchSizeIsRefused) {
-  auto server = StartServer(Records(5));
+  auto server = StartDataServer(Records(5));
   ASSERT_TRUE(server);
   auto client = Connect(*server);
   ASSERT_TRUE(client.ok());
@@ -374,14 +355,14 @@ TEST_F(DataServerTest, MismatchedBatchSizeIsRefused) {
   Status s = (*client)->Next(&batch);
   EXPECT_EQ(
       s.message(),
-      "data server " + Uri(*server) +
+      "data server " + ServerUri(*server) +
           ": the data server refused: this server "
           "serves batches of 5 records per rank; the client asks for 8 (data_param.batch_size)");
 }
 
 // Connections beyond --max-clients are closed at once; a client keeps trying until one leaves.
 TEST_F(DataServerTest, ConnectionsBeyondMaxClientsAreRefused) {
-  auto server = StartServer(Records(), "", 0, 10, /*max_clients=*/2);
+  auto server = StartDataServer(Records(), "", 0, 10, /*max_clients=*/2);
   ASSERT_TRUE(server);
   auto first = Connect(*server);
   auto second = Connect(*server);
@@ -398,20 +379,20 @@ TEST_F(DataServerTest, ConnectionsBeyondMaxClientsAreRefused) {
 
 // Subscriptions that would make the server allocate without bound or overflow are refused.
 TEST_F(DataServerTest, OversizedBatchesAndPositionsAreRefused) {
-  auto server = StartServer(Records());
+  auto server = StartDataServer(Records());
   ASSERT_TRUE(server);
   ReceivedBatch batch;
   auto client = Connect(*server);
   ASSERT_TRUE(client.ok());
   ASSERT_TRUE((*client)->Subscribe(Subscription(0, 1, 1u << 30)).ok());
   EXPECT_EQ((*client)->Next(&batch).message(),
-            "data server " + Uri(*server) +
+            "data server " + ServerUri(*server) +
                 ": the data server refused: a batch of 1073741824 "
                 "records would exceed 1024 MiB");
   client = Connect(*server);
   ASSERT_TRUE(client.ok());
   ASSERT_TRUE((*client)->Subscribe(Subscription(0, 2, 8, int64_t{1} << 61)).ok());
-  EXPECT_EQ((*client)->Next(&batch).message(), "data server " + Uri(*server) +
+  EXPECT_EQ((*client)->Next(&batch).message(), "data server " + ServerUri(*server) +
                                                    ": the data server refused: first_batch "
                                                    "2305843009213693952 is out of range");
 }
@@ -496,7 +477,7 @@ class HostilePeerTest : public DataServerTest {
 };
 
 TEST_F(HostilePeerTest, GarbageOversizedAndTruncatedFramesCloseOnlyThatConnection) {
-  server_ = StartServer(Records(5), "", 0, /*handshake_timeout_s=*/1);
+  server_ = StartDataServer(Records(5), "", 0, /*handshake_timeout_s=*/1);
   ASSERT_TRUE(server_);
   auto good = Connect(*server_);
   ASSERT_TRUE(good.ok());

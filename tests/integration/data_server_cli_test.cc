@@ -6,9 +6,14 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <thread>
 
 #include "data/data_test_util.h"
+#include "data/lmdb_db.h"
+#include "proto/annotation.pb.h"
+#include "testing/layer_test_util.h"
 #include "testing/run_command.h"
 
 namespace dtrain {
@@ -16,6 +21,46 @@ namespace {
 
 using testing::RunDtrain;
 using testing::WriteTextFile;
+
+// `dtrain data-server ARGS` started in the background, its output going to `log`.
+struct ServerProcess {
+  int pid = 0;
+  std::string port;  // as the server printed it; empty if it printed none within 5 s
+};
+
+ServerProcess StartServerProcess(const std::string& args, const std::string& log) {
+  ServerProcess server;
+  const std::string command =
+      std::string("'") + DTRAIN_BINARY + "' data-server " + args + " > " + log + " 2>&1 & echo $!";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return server;
+  if (fscanf(pipe, "%d", &server.pid) != 1) server.pid = 0;
+  pclose(pipe);
+  // The port the server chose, from its first stdout line.
+  for (int i = 0; i < 100 && server.port.empty(); ++i) {
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("listening on tcp://127.0.0.1:", 0) == 0)
+        server.port = line.substr(line.rfind(':') + 1);
+    }
+    if (server.port.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return server;
+}
+
+// SIGTERM, then a wait of up to 5 s for the process to end.
+void StopServerProcess(int pid) {
+  if (pid <= 0) return;
+  kill(pid, SIGTERM);
+  for (int i = 0; i < 100 && kill(pid, 0) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 TEST(DataServerCli, BadFlagsNameTheProblem) {
   testing::TempDir dir;
@@ -45,7 +90,8 @@ TEST(DataServerCli, BadFlagsNameTheProblem) {
                 "1 } } } }\n");
   EXPECT_FAILS_WITH(
       RunDtrain("data-server --listen=tcp://127.0.0.1:0 --solver=" + dir.Path("solver.prototxt")),
-      "the TRAIN net of '" + dir.Path("solver.prototxt") + "' has no Data layer");
+      "the TRAIN net of '" + dir.Path("solver.prototxt") +
+          "' has no Data, AnnotatedData or BoxData layer");
 }
 
 TEST(DataServerCli, ATrainingRankWithoutItsServerFailsNamingTheAddress) {
@@ -70,25 +116,9 @@ TEST(DataServerCli, TrainsFromAServerProcessAndLogsTheClient) {
   testing::TempDir dir;
   testing::WriteTinyLmdb(dir.Path("db"), 16, 1, 2, 2);  // labels 0, 10, .. 150
   const std::string log = dir.Path("server.log");
-  const std::string command =
-      std::string("'") + DTRAIN_BINARY +
-      "' data-server --listen=tcp://127.0.0.1:0 --batch-size=4 --source=" + dir.Path("db") + " > " +
-      log + " 2>&1 & echo $!";
-  FILE* pipe = popen(command.c_str(), "r");
-  ASSERT_TRUE(pipe);
-  int pid = 0;
-  ASSERT_EQ(fscanf(pipe, "%d", &pid), 1);
-  pclose(pipe);
-  // The port the server chose, from its first stdout line.
-  std::string port;
-  for (int i = 0; i < 100 && port.empty(); ++i) {
-    std::ifstream in(log);
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind("listening on tcp://127.0.0.1:", 0) == 0)
-        port = line.substr(line.rfind(':') + 1);
-    }
-    if (port.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  const ServerProcess server = StartServerProcess(
+      "--listen=tcp://127.0.0.1:0 --batch-size=4 --source=" + dir.Path("db"), log);
+  const std::string& port = server.port;
   ASSERT_FALSE(port.empty());
   WriteTextFile(dir.Path("net.prototxt"), R"(
     layer { name: "feed" type: "Data" top: "data" top: "label"
@@ -102,16 +132,78 @@ TEST(DataServerCli, TrainsFromAServerProcessAndLogsTheClient) {
                     "snapshot_prefix: '" +
                     dir.Path("m") + "'\n");
   auto r = RunDtrain("train --solver=" + dir.Path("solver.prototxt"));
-  kill(pid, SIGTERM);
-  for (int i = 0; i < 100 && kill(pid, 0) == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  StopServerProcess(server.pid);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(std::filesystem::exists(dir.Path("m_iter_8.caffemodel"))) << r.output;
-  std::ifstream in(log);
-  const std::string served((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string served = ReadFile(log);
   EXPECT_NE(served.find("rank 0 of 1, batches of 4 from batch 0"), std::string::npos) << served;
   EXPECT_NE(served.find("data server: served "), std::string::npos) << served;
+}
+
+// An AnnotatedDatum of a 3 x 4 gray image (pixels i, i + 1, ...) with one box.
+std::string AnnotatedRecord(int i) {
+  AnnotatedDatum record;
+  Datum* datum = record.mutable_datum();
+  datum->set_channels(1);
+  datum->set_height(3);
+  datum->set_width(4);
+  std::string pixels(12, '\0');
+  for (int j = 0; j < 12; ++j) pixels[j] = static_cast<char>(i + j);
+  datum->set_data(pixels);
+  record.set_type(AnnotatedDatum::BBOX);
+  AnnotationGroup* group = record.add_annotation_group();
+  group->set_group_label(1 + i % 2);
+  NormalizedBBox* box = group->add_annotation()->mutable_bbox();
+  box->set_xmin(0.1f * i);
+  box->set_ymin(0.2f);
+  box->set_xmax(0.5f + 0.1f * i);
+  box->set_ymax(0.9f);
+  return record.SerializeAsString();
+}
+
+// --solver of a net whose TRAIN data layer is AnnotatedData serves its LMDB as records (floats
+// are refused by name), and an AnnotatedData layer reading the server gets what the LMDB gives.
+TEST(DataServerCli, ServesAnAnnotatedDataLayersRecords) {
+  testing::TempDir dir;
+  {
+    auto writer = LmdbWriter::Create(dir.Path("db"));
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*writer)->Put(RecordKey(i), AnnotatedRecord(i)).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  const std::string feed =
+      "name: 'feed' type: 'AnnotatedData' top: 'data' top: 'label' include { phase: TRAIN } "
+      "transform_param { mirror: true } data_param { batch_size: 2 source: '";
+  WriteTextFile(dir.Path("solver.prototxt"),
+                "net_param { layer { " + feed + dir.Path("db") + "' } } }\nbase_lr: 0.1\n");
+  const std::string solver = dir.Path("solver.prototxt");
+  EXPECT_FAILS_WITH(
+      RunDtrain("data-server --listen=tcp://127.0.0.1:0 --ship=floats --solver=" + solver),
+      "--ship=floats serves transformed Datums, which layer 'feed' (AnnotatedData) of '" + solver +
+          "' cannot read (it reads the records' boxes itself); use --ship=records");
+
+  const std::string log = dir.Path("server.log");
+  const ServerProcess server =
+      StartServerProcess("--listen=tcp://127.0.0.1:0 --solver=" + solver, log);
+  ASSERT_FALSE(server.port.empty()) << ReadFile(log);
+  auto local = testing::MakeLayer(feed + dir.Path("db") + "' }", TRAIN, 4);
+  auto served = testing::MakeLayer(feed + "tcp://127.0.0.1:" + server.port + "' }", TRAIN, 4);
+  ASSERT_TRUE(local && served);
+  Tensor a_data, a_label, b_data, b_label;
+  TensorVec a{&a_data, &a_label}, b{&b_data, &b_label};
+  ASSERT_TRUE(local->Setup({}, a).ok());
+  const Status set_up = served->Setup({}, b);
+  ASSERT_TRUE(set_up.ok()) << set_up.message();
+  for (int k = 0; k < 3; ++k) {  // two epochs of the 3 records
+    ASSERT_TRUE(local->Forward({}, a, nullptr).ok());
+    const Status s = served->Forward({}, b, nullptr);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(testing::Values(a_data), testing::Values(b_data)) << "batch " << k;
+    EXPECT_EQ(testing::Values(a_label), testing::Values(b_label)) << "batch " << k;
+  }
+  served.reset();
+  StopServerProcess(server.pid);
+  EXPECT_NE(ReadFile(log).find("(3 records, records)"), std::string::npos) << ReadFile(log);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -9,11 +10,14 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "data/data_test_util.h"
+#include "data/in_process_data_server.h"
 #include "data/lmdb_db.h"
 #include "detection/box.h"
 #include "detection/sampler.h"
 #include "proto/annotation.pb.h"
 #include "proto/net.pb.h"
+#include "served_layer_agreement.h"
 #include "testing/files.h"
 #include "testing/layer_test_util.h"
 
@@ -307,14 +311,99 @@ TEST_F(AnnotatedDataLayerTest, BadRecordsAndSettingsAreNamed) {
                 .message()
                 .rfind(prefix + "annotated_data_param.batch_sampler[0]: ", 0),
             0u);
-  EXPECT_EQ(SetupAndForward(Param("tcp://127.0.0.1:1", 1)).message(),
-            prefix +
-                "a data server source (tcp://127.0.0.1:1) is not supported for AnnotatedData "
-                "yet; give the LMDB");
+  EXPECT_EQ(
+      SetupAndForward(Param("tcp://127.0.0.1:1", 1, "data_param { shuffle: true }")).message(),
+      prefix +
+          "data_param.shuffle with a data server's source: the server orders the records "
+          "(dtrain data-server --shuffle)");
   LayerParameter leveldb = Param(dir_.Path("ok"), 1);
   leveldb.mutable_data_param()->set_backend(DataParameter::LEVELDB);
   EXPECT_EQ(SetupAndForward(leveldb).message(),
             prefix + "data_param.backend LEVELDB is not supported; convert the data set to LMDB");
+}
+
+// Fed by a data server shipping the LMDB's records, the layer gives exactly the tops it gives
+// reading the LMDB itself (images and box rows, with samplers, resize and mirror drawing from each
+// record's position): one rank and shard 1 of 2, over more than two epochs, and resumed from a
+// saved position.
+TEST_F(AnnotatedDataLayerTest, FedByADataServerItGivesWhatTheLmdbGives) {
+  std::vector<AnnotatedDatum> records;
+  for (int i = 0; i < 7; ++i) {
+    records.push_back(Record(i, 12, 16,
+                             {{1, 0.1f * (i % 4), 0.2f, 0.5f + 0.1f * (i % 4), 0.9f},
+                              {2 + i % 2, 0.05f, 0.05f, 0.3f, 0.4f, i % 3 == 0}}));
+  }
+  records[4] = Record(4, 12, 16, {});  // a record without boxes
+  WriteRecords(dir_.Path("db"), records);
+  auto server = testing::StartDataServer(testing::ServedRecords(dir_.Path("db")));
+  ASSERT_TRUE(server);
+  const LayerParameter p =
+      Param("", 2,
+            "transform_param { mirror: true resize_param { height: 6 width: 8 interp_mode: LINEAR "
+            "interp_mode: NEAREST } emit_constraint { emit_type: CENTER } } "
+            "annotated_data_param { batch_sampler { sampler { min_scale: 0.3 max_scale: 1 "
+            "min_aspect_ratio: 0.5 max_aspect_ratio: 2 } sample_constraint { "
+            "min_jaccard_overlap: 0.1 } max_trials: 50 max_sample: 1 } }");
+  // 8 batches of 2: 16 positions of the shard, beyond two epochs of 7 records.
+  testing::ExpectServedLayerMatchesLmdb(p, dir_.Path("db"), testing::ServerUri(*server), TRAIN, 3,
+                                        0, 1, 8);
+  testing::ExpectServedLayerMatchesLmdb(p, dir_.Path("db"), testing::ServerUri(*server), TRAIN, 3,
+                                        1, 2, 8);
+}
+
+// A server shipping float batches (transformed Datums) is refused by name, telling what to do.
+TEST_F(AnnotatedDataLayerTest, ADataServerShippingFloatsIsRefused) {
+  testing::WriteTinyLmdb(dir_.Path("datums"), 4, 1, 2, 2);
+  ServedData floats = testing::ServedRecords(dir_.Path("datums"));
+  floats.shipping = SHIP_FLOATS;
+  auto server = testing::StartDataServer(floats);
+  ASSERT_TRUE(server);
+  EXPECT_EQ(SetupAndForward(Param(testing::ServerUri(*server), 2)).message(),
+            "layer 'data' (AnnotatedData): data server " + testing::ServerUri(*server) +
+                " ships float batches (Datums transformed by the server: --ship=floats, the "
+                "default of --solver for a Data layer), which AnnotatedData cannot read; start "
+                "the server with --ship=records");
+}
+
+// A served record that is no AnnotatedDatum is named as from the LMDB, by the server and the
+// record's position (the server ships no keys).
+TEST_F(AnnotatedDataLayerTest, ABadServedRecordIsNamedByItsPosition) {
+  WriteRecords(dir_.Path("db"), std::vector<std::string>{Record(0, 2, 2, {}).SerializeAsString(),
+                                                         "\x0a\xff\xff\xff\x0f"});
+  auto server = testing::StartDataServer(testing::ServedRecords(dir_.Path("db")));
+  ASSERT_TRUE(server);
+  const std::string uri = testing::ServerUri(*server);
+  ASSERT_TRUE(SetupAndForward(Param(uri, 1)).ok());
+  EXPECT_EQ(Forward().message(),
+            "layer 'data' (AnnotatedData): data server " + uri +
+                ": record 'position 1': not a valid AnnotatedDatum (5 bytes; truncated or "
+                "corrupt record)");
+}
+
+// A server that goes away mid-stream: once the batches already received are used, Forward fails
+// within data_param.server_timeout naming the server, and the layer is destroyed without a wait.
+TEST_F(AnnotatedDataLayerTest, AServerGoneMidStreamIsAnErrorNamingItNotAHang) {
+  std::vector<AnnotatedDatum> records;
+  for (int i = 0; i < 6; ++i) records.push_back(Record(i, 2, 2, {{1, 0.f, 0.f, 1.f, 1.f}}));
+  WriteRecords(dir_.Path("db"), records);
+  auto server = testing::StartDataServer(testing::ServedRecords(dir_.Path("db")));
+  ASSERT_TRUE(server);
+  const std::string uri = testing::ServerUri(*server);
+  ASSERT_TRUE(SetupAndForward(Param(uri, 2, "data_param { server_timeout: 1 prefetch: 1 }")).ok());
+  server->Stop();
+  const auto start = std::chrono::steady_clock::now();
+  Status s;
+  for (int i = 0; i < 20 && s.ok(); ++i) s = Forward();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(s.message().rfind("layer 'data' (AnnotatedData): data server " + uri +
+                                  " did not answer within 1 s (data_param.server_timeout); "
+                                  "last error: ",
+                              0),
+            0u)
+      << s.message();
+  const auto destroyed = std::chrono::steady_clock::now();
+  layer_.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - destroyed, std::chrono::seconds(2));
 }
 
 }  // namespace

@@ -9,11 +9,14 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "data/data_test_util.h"
 #include "data/image_encode.h"
+#include "data/in_process_data_server.h"
 #include "data/lmdb_db.h"
 #include "layers/layer_inputs.h"
 #include "proto/blob.pb.h"
 #include "proto/net.pb.h"
+#include "served_layer_agreement.h"
 #include "testing/files.h"
 #include "testing/layer_test_util.h"
 
@@ -198,6 +201,42 @@ TEST_F(BoxDataLayerTest, RefusesParametersAndRecordsByName) {
     EXPECT_NE(message.find(records[k].second), std::string::npos) << message;
     EXPECT_EQ(message.rfind(prefix, 0), 0u) << message;
   }
+}
+
+// Fed by a data server shipping the LMDB's records, the layer gives exactly the tops it gives
+// reading the LMDB itself: TRAIN (Intel's random crops, drawn from each record's position) and
+// TEST, one rank and shard 1 of 2, over more than two epochs, and resumed from a saved position.
+TEST_F(BoxDataLayerTest, FedByADataServerItGivesWhatTheLmdbGives) {
+  std::vector<std::string> records;
+  for (int i = 0; i < 5; ++i) {
+    records.push_back(Record({float(i), 0, 0.2f + 0.1f * i, 0.5f, 0.3f, 0.4f,  //
+                              float(i + 1), 1, 0.7f, 0.25f + 0.1f * i, 0.2f, 0.2f}));
+  }
+  WriteRecords(dir_.Path("db"), records);
+  auto server = testing::StartDataServer(testing::ServedRecords(dir_.Path("db")));
+  ASSERT_TRUE(server);
+  const LayerParameter p = Param("", 2, "transform_param { mean_value: 3 scale: 0.5 }");
+  for (Phase phase : {TRAIN, TEST}) {
+    SCOPED_TRACE(phase == TRAIN ? "TRAIN" : "TEST");
+    // 6 batches of 2: 12 positions of the shard, beyond two epochs of 5 records.
+    testing::ExpectServedLayerMatchesLmdb(p, dir_.Path("db"), testing::ServerUri(*server), phase, 9,
+                                          0, 1, 6);
+    testing::ExpectServedLayerMatchesLmdb(p, dir_.Path("db"), testing::ServerUri(*server), phase, 9,
+                                          1, 2, 6);
+  }
+}
+
+TEST_F(BoxDataLayerTest, ADataServerShippingFloatsIsRefused) {
+  testing::WriteTinyLmdb(dir_.Path("datums"), 4, 1, 2, 2);
+  ServedData floats = testing::ServedRecords(dir_.Path("datums"));
+  floats.shipping = SHIP_FLOATS;
+  auto server = testing::StartDataServer(floats);
+  ASSERT_TRUE(server);
+  EXPECT_EQ(SetupAndForward(Param(testing::ServerUri(*server), 2), TRAIN).message(),
+            "layer 'data' (BoxData): data server " + testing::ServerUri(*server) +
+                " ships float batches (Datums transformed by the server: --ship=floats, the "
+                "default of --solver for a Data layer), which BoxData cannot read; start the "
+                "server with --ship=records");
 }
 
 TEST(BoxDataInputsTest, NamesItsLmdbForLaunchToStage) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "proto/net.pb.h"
 #include "testing/layer_test_util.h"
 
@@ -23,6 +25,17 @@ TEST(LayerInputs, EachDataLayerTypeNamesItsRecordsAndFiles) {
                               R"(name: "d" type: "Data" data_param { source: "tcp://m:5555" })"))
                 .format,
             RecordsFormat::kDataServer);
+  // The detection data layers too: nothing for dtrain launch to stage.
+  for (const char* type : {"AnnotatedData", "BoxData"}) {
+    LayerParameter p = ParseLayerParameter(R"(name: "d" data_param { source: "tcp://m:5555" })");
+    p.set_type(type);
+    EXPECT_EQ(InputsOfLayer(p).format, RecordsFormat::kDataServer) << type;
+    p.mutable_data_param()->set_source("voc_lmdb");
+    EXPECT_EQ(InputsOfLayer(p).format, std::string(type) == "BoxData"
+                                           ? RecordsFormat::kBoxLmdb
+                                           : RecordsFormat::kAnnotatedLmdb)
+        << type;
+  }
 
   LayerInputs list = InputsOfLayer(ParseLayerParameter(
       R"(name: "i" type: "ImageData" image_data_param { source: "l.txt" root_folder: "/r/" })"));
