@@ -22,6 +22,7 @@ packages=(
   libturbojpeg0-dev libpng-dev   # ImageData layer, convert imageset, encoded Datums
   libxml2-dev                    # convert annoset: PASCAL VOC XML annotations
   libhdf5-dev                    # HDF5Data and HDF5Output layers
+  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # VideoData layer: FFmpeg
   libasio-dev libssl-dev         # data server: TCP transport (standalone Asio), HMAC (OpenSSL)
   libcairo2-dev                  # dtrain plot: training curves as PNG or SVG
   libonnx-dev                    # dtrain export onnx: ONNX's schema, checker and shape inference

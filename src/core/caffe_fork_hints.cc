@@ -8,7 +8,6 @@ namespace {
 // Layer types of the forks, by the fork that defines them.
 const std::map<std::string, std::string>& ForkLayers() {
   static const std::map<std::string, std::string> forks = {
-      {"VideoData", "SSD's (weiliu89/caffe)"},
       {"Interp", "DeepLab's and PSPNet's"},
       {"BN", "SegNet's and PSPNet's (BVLC's equivalent is BatchNorm followed by Scale)"},
       {"Upsample", "SegNet's"},

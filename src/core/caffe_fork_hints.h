@@ -9,12 +9,12 @@
 namespace dtrain {
 
 // For an unknown field `field` of message `message` ("LayerParameter", "BatchNormParameter"):
-// e.g. "video_data_param belongs to SSD's (weiliu89/caffe) VideoData layer, which dtrain does
-// not have". Empty when nothing is known about it.
+// e.g. "interp_param belongs to DeepLab's and PSPNet's Interp layer, which dtrain does not have".
+// Empty when nothing is known about it.
 std::string CaffeFieldHint(const std::string& message, const std::string& field);
 
-// For a layer type the registry lacks: e.g. "VideoData is SSD's layer (weiliu89/caffe)". Empty
-// when nothing is known about it.
+// For a layer type the registry lacks: e.g. "Interp is DeepLab's and PSPNet's layer". Empty when
+// nothing is known about it.
 std::string CaffeLayerTypeHint(const std::string& type);
 
 }  // namespace dtrain

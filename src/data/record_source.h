@@ -24,10 +24,11 @@
 // Implementations (data/): LmdbRecordSource (the records of an LMDB), ServedRecordSource (the
 // records a data server ships untouched, ranks subscribing to their strided share),
 // ImageListSource (ImageData's list of image files), Hdf5RowSource (HDF5Data's list of HDF5
-// files). Sources whose unit is a whole batch stay batch-level behind their own class: a data
-// server's float batches (transformed on the server, read by Data only through
-// DataServerClient) and WindowData's window file (windows drawn at random per batch). How a
-// record becomes top blobs (decoding, transform, labels) is the layer's, not the source's.
+// files), VideoFrameSource (VideoData's frames of a video file). Sources whose unit is a whole
+// batch stay batch-level behind their own class: a data server's float batches (transformed on the
+// server, read by Data only through DataServerClient) and WindowData's window file (windows drawn
+// at random per batch). How a record becomes top blobs (decoding, transform, labels) is the
+// layer's, not the source's.
 //
 // Thread-safety: none; one thread at a time (a data layer's prefetch thread while it runs), except
 // Interrupt.

@@ -27,6 +27,10 @@ bool ExpandSources(NetParameter* net, int rank, int size, std::set<std::string>*
     std::string* source = nullptr;
     if (layer.has_data_param()) source = layer.mutable_data_param()->mutable_source();
     if (layer.has_image_data_param()) source = layer.mutable_image_data_param()->mutable_source();
+    // VideoData's batch_size is in data_param; its file is here.
+    if (layer.has_video_data_param()) {
+      source = layer.mutable_video_data_param()->mutable_video_file();
+    }
     if (!source) continue;
     const std::string expanded = ExpandRankPattern(*source, rank, size);
     if (expanded == *source) continue;

@@ -1,10 +1,11 @@
 // RankJob: the job one rank of a data-parallel run trains, resolved in one place from the
 // solver file, the rank, the number of ranks and the flags of `dtrain train`:
 // - "%#"/"%*" (Intel Caffe's convention) stand for the rank and the number of ranks in the
-//   solver's path, its `net` and `snapshot_prefix`, and every Data and ImageData layer's
-//   `source`, so that one prototxt serves every worker with files of its own (e.g. `source:
-//   "shard_%#_of_%*"`, `source: "train_%#.txt"` as `dtrain split-list` writes them); a layer whose
-//   source names a per-rank file reads all of it instead of a strided share;
+//   solver's path, its `net` and `snapshot_prefix`, every Data and ImageData layer's `source` and
+//   every VideoData layer's `video_file`, so that one prototxt serves every worker with files of
+//   its own (e.g. `source: "shard_%#_of_%*"`, `source: "train_%#.txt"` as `dtrain split-list`
+//   writes them); a layer whose source names a per-rank file reads all of it instead of a strided
+//   share;
 // - a solver path with "%#" is a solver per rank (`dtrain launch --per-worker-files`): its train
 //   net's data layers read all of their sources;
 // - --global-batch: the batch_size of the train net's Data and ImageData layers is the whole
@@ -71,9 +72,9 @@ std::string DescribeRankJob(const RankJob& job, const JobRequest& request);
 
 // The pieces, for `dtrain launch --per-worker-files`, `dtrain split-list` and the pre-flight:
 std::string ExpandRankPattern(const std::string& text, int rank, int size);
-// Expands `snapshot_prefix`, `net` and every Data and ImageData source of the solver's nets (a
-// `net` file holding a pattern is inlined); the layers whose source changed go to
-// `per_rank_layers`.
+// Expands `snapshot_prefix`, `net`, every Data and ImageData source and every VideoData video_file
+// of the solver's nets (a `net` file holding a pattern is inlined); the layers whose source changed
+// go to `per_rank_layers`.
 Status ExpandRankPatterns(SolverParameter* solver, int rank, int size,
                           std::set<std::string>* per_rank_layers);
 // Shares out over `ranks` the batch_size of the Data layers that feed training: in a net shared

@@ -25,6 +25,7 @@ enum class RecordsFormat {
                    // as records)
   kBoxLmdb,        // an LMDB of encoded Datums with boxes in float_data (BoxData; a data server
                    // serves it as records)
+  kVideoFile,      // a video file (VideoData)
 };
 
 struct LayerInputs {

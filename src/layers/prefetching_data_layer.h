@@ -1,8 +1,8 @@
 // PrefetchingDataLayer: what every data layer with a source shares, written once: sharding over
 // ranks, the prefetch thread and its queue of ready batches, the exact resume position and the
-// reporting of faults. Data, ImageData, HDF5Data, WindowData, AnnotatedData and BoxData are its
-// subclasses; each keeps only its parameter checks, the source it opens and how a record becomes
-// top blobs.
+// reporting of faults. Data, ImageData, HDF5Data, WindowData, AnnotatedData, BoxData and VideoData
+// are its subclasses; each keeps only its parameter checks, the source it opens and how a record
+// becomes top blobs.
 //
 // A subclass implements SetUpSource (check the parameters, open the source, set batch_size_,
 // prefetch_depth_ and top_shapes_) and says how a batch is made, either

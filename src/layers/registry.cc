@@ -86,6 +86,7 @@
 #include "layers/tanh_layer.h"
 #include "layers/threshold_layer.h"
 #include "layers/tile_layer.h"
+#include "layers/video_data_layer.h"
 #include "layers/window_data_layer.h"
 // One include per layer file, in the order of the table below.
 #include "proto/net.pb.h"
@@ -184,6 +185,7 @@ const std::map<std::string, Factory>& Table() {
       {"TanH", Make<TanHLayer>()},
       {"Threshold", Make<ThresholdLayer>()},
       {"Tile", Make<TileLayer>()},
+      {"VideoData", Make<VideoDataLayer>()},  // the SSD fork's (Intel Caffe): video files
       {"WindowData", Make<WindowDataLayer>()},
   };
   return table;
@@ -234,6 +236,7 @@ const std::map<std::string, InputsOfType>& InputsTable() {
       {"Data", InputsOf<DataLayer>()},
       {"HDF5Data", InputsOf<HDF5DataLayer>()},
       {"ImageData", InputsOf<ImageDataLayer>()},
+      {"VideoData", InputsOf<VideoDataLayer>()},
       {"WindowData", InputsOf<WindowDataLayer>()},
   };
   return table;

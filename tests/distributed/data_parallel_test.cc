@@ -480,6 +480,27 @@ TEST(RankJob, DataServerUriPointsServedLayersAtTheMovedServer) {
             "--data-server-uri must be tcp://HOST:PORT, not 'n1:5555'");
 }
 
+// A VideoData layer's video_file with %# is a video per rank, read whole (not sharded).
+TEST(RankJob, PerRankVideoFilesAreExpandedAndReadWhole) {
+  testing::TempDir dir;
+  testing::WriteTextFile(dir.Path("net.prototxt"), R"(
+    layer { name: "clip" type: "VideoData" top: "d" data_param { batch_size: 2 }
+            video_data_param { video_type: VIDEO video_file: "street_%#_of_%*.mp4" } }
+    layer { name: "common" type: "VideoData" top: "e" data_param { batch_size: 2 }
+            video_data_param { video_type: VIDEO video_file: "street.mp4" } })");
+  testing::WriteTextFile(dir.Path("solver.prototxt"),
+                         "net: '" + dir.Path("net.prototxt") + "' base_lr: 0.1");
+  JobRequest request;
+  request.solver_path = dir.Path("solver.prototxt");
+  request.rank = 1;
+  request.world = 2;
+  auto job = ResolveRankJob(request);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->solver.net_param().layer(0).video_data_param().video_file(), "street_1_of_2.mp4");
+  EXPECT_EQ(job->solver.net_param().layer(1).video_data_param().video_file(), "street.mp4");
+  EXPECT_EQ(job->per_rank_sources, std::set<std::string>{"clip"});
+}
+
 TEST(RankPaths, ExpandsRankAndWorldSize) {
   EXPECT_EQ(ExpandRankPattern("data/shard_%#_of_%*/lmdb", 3, 8), "data/shard_3_of_8/lmdb");
   EXPECT_EQ(ExpandRankPattern("%#%#", 1, 2), "11");

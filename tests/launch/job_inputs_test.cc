@@ -41,12 +41,14 @@ TEST(JobInputsTest, EveryDataLayerThatReadsFilesNamesThem) {
     layer { name: "windows" type: "WindowData" top: "w" top: "l"
             window_data_param { source: "windows.txt" root_folder: "/voc/" mean_file: "m1" } }
     layer { name: "legacy" type: "Data" top: "d" data_param { source: "lmdb" mean_file: "m2" } }
+    layer { name: "clip" type: "VideoData" top: "v" data_param { batch_size: 1 }
+            video_data_param { video_type: VIDEO video_file: "street.mp4" } }
     layer { name: "fed" type: "Input" top: "i" input_param { shape { dim: 1 } } })");
   const std::string net = dir.Path("net.prototxt");
   testing::WriteTextFile(dir.Path("solver.prototxt"), "net: '" + net + "'\n");
   EXPECT_EQ(JobInputPaths({"train", "--solver=" + dir.Path("solver.prototxt")}, {1}, 2),
             (std::vector<std::string>{dir.Path("solver.prototxt"), net, "h5_1.txt", "windows.txt",
-                                      "/voc/", "m1", "lmdb", "m2"}));
+                                      "/voc/", "m1", "lmdb", "m2", "street.mp4"}));
 }
 
 }  // namespace

@@ -51,6 +51,17 @@ TEST(LayerInputs, EachDataLayerTypeNamesItsRecordsAndFiles) {
       R"(name: "w" type: "WindowData" window_data_param { source: "w.txt" root_folder: "/v/" })"));
   EXPECT_EQ(window.format, RecordsFormat::kWindowFile);
   EXPECT_EQ(window.root_folder, "/v/");
+
+  LayerInputs video = InputsOfLayer(ParseLayerParameter(
+      R"(name: "v" type: "VideoData" data_param { batch_size: 1 }
+         video_data_param { video_type: VIDEO video_file: "street.mp4" })"));
+  EXPECT_EQ(video.format, RecordsFormat::kVideoFile);
+  EXPECT_EQ(video.records, "street.mp4");
+  // A camera (refused when the layer is built) names no file.
+  LayerInputs camera = InputsOfLayer(ParseLayerParameter(
+      R"(name: "v" type: "VideoData" video_data_param { video_type: WEBCAM })"));
+  EXPECT_EQ(camera.format, RecordsFormat::kNone);
+  EXPECT_TRUE(camera.records.empty());
 }
 
 TEST(LayerInputs, LayersThatReadNothingAndUnknownTypesNameNothing) {
@@ -71,6 +82,11 @@ TEST(LayerInputs, RecordsArePointedElsewhereOnlyForLayersThatReadThem) {
       ParseLayerParameter(R"(name: "h" type: "HDF5Data" hdf5_data_param { source: "a.txt" })");
   ASSERT_TRUE(SetRecordsOfLayer(&rows, "b.txt").ok());
   EXPECT_EQ(rows.hdf5_data_param().source(), "b.txt");
+
+  LayerParameter video = ParseLayerParameter(
+      R"(name: "v" type: "VideoData" video_data_param { video_type: VIDEO video_file: "a.mp4" })");
+  ASSERT_TRUE(SetRecordsOfLayer(&video, "b.mp4").ok());
+  EXPECT_EQ(video.video_data_param().video_file(), "b.mp4");
 
   LayerParameter conv = ParseLayerParameter(R"(name: "conv1" type: "Convolution")");
   const Status status = SetRecordsOfLayer(&conv, "x.txt");

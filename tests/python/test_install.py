@@ -63,7 +63,8 @@ class Installed(unittest.TestCase):
         (deb,) = [f for f in os.listdir(out) if f.endswith(".deb")]
         info = run(["dpkg-deb", "--field", os.path.join(out, deb), "Depends"])
         for needed in ("libdnnl2", "libprotobuf32", "liblmdb0", "libopenblas0", "libhdf5",
-                       "libturbojpeg0", "libcairo2", "libonnx1", "python3-numpy", "python3 (>= 3."):
+                       "libturbojpeg0", "libcairo2", "libonnx1", "libavcodec59", "libavformat59",
+                       "python3-numpy", "python3 (>= 3."):
             self.assertIn(needed, info)
         contents = run(["dpkg-deb", "--contents", os.path.join(out, deb)])
         for path in ("./usr/bin/dtrain", "/dist-packages/dtrain/_dtrain.", "/dtrain/net.py",
